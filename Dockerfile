@@ -1,0 +1,65 @@
+# syntax=docker/dockerfile:1
+#
+# Zulip-API-compatible chat server (NestJS, TypeORM, PostgreSQL).
+#
+#   docker build -t zulip-ts .
+#   docker run -p 9991:9991 -e DATABASE_URL=postgres://... -e SECRET_KEY=... zulip-ts
+#
+# or, with a PostgreSQL container alongside: see docker-compose.yml and deploy/README.md.
+#
+# Build args:
+#   NODE_IMAGE      base image of every stage (default node:20-bookworm-slim)
+#   PROD_NPM_FLAGS  extra flags for the runtime `npm ci --omit=dev`. The default
+#                   leaves out optional dependencies, which in production are only
+#                   embedded-postgres' platform binaries (~60 MB; used only when
+#                   DATABASE_URL is unset, which never happens in a container) and
+#                   pg-cloudflare (Workers only); with them gone no install script
+#                   is needed. Build with --build-arg PROD_NPM_FLAGS= to keep them.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- deps: every dependency, dev included, for the build ----------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+COPY package.json package-lock.json ./
+RUN npm ci
+
+# ---- build: compile TypeScript to dist/ ---------------------------------------
+FROM deps AS build
+COPY . .
+RUN npm run build \
+ && test -f dist/src/main.js
+
+# ---- prod-deps: production dependencies only ---------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+ARG PROD_NPM_FLAGS="--omit=optional --ignore-scripts"
+WORKDIR /app
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev ${PROD_NPM_FLAGS} \
+ && npm cache clean --force
+
+# ---- runtime -----------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=9991 \
+    HOST=0.0.0.0 \
+    DATA_DIR=/data
+WORKDIR /app
+
+# Application files stay root-owned (read-only for the server); only the data
+# directory belongs to the unprivileged `node` user (uid 1000) of the base image.
+COPY package.json package-lock.json ./
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+
+USER node
+EXPOSE 9991
+
+# The slim image has no curl: probe with Node's built-in fetch.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||9991)+'/health',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+CMD ["node", "dist/src/main.js"]

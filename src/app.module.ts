@@ -1,0 +1,42 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiAuthGuard } from './common/auth/api-auth.guard';
+import { RolesGuard } from './common/auth/roles.guard';
+import { AppConfig } from './common/config/config';
+import { ConfigModule } from './common/config/config.module';
+import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
+import { ZulipExceptionFilter } from './common/http/exception.filter';
+import { dataSourceOptions } from './database/data-source-options';
+import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
+import { RealmModule } from './realm/realm.module';
+import { RegisterModule } from './register/register.module';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, config.dbPoolSize)),
+        PassportModule,
+        EventsModule,
+        RealmModule,
+        UsersModule,
+        RegisterModule,
+        HealthModule,
+      ],
+      providers: [
+        // Order matters: authenticate first, then check roles.
+        { provide: APP_GUARD, useClass: ApiAuthGuard },
+        { provide: APP_GUARD, useClass: RolesGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: ZulipExceptionFilter },
+      ],
+    };
+  }
+}

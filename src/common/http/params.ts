@@ -1,0 +1,225 @@
+import 'reflect-metadata';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import secureJsonParse from 'secure-json-parse';
+import { Errors, ZulipError } from '../errors/zulip-error';
+import { requestParams, markParamsRead, ZulipRequest } from './request-params';
+
+/**
+ * Zulip's request-parameter protocol (zerver/lib/typed_endpoint.py), written once:
+ *
+ * - a DTO class lists its parameters with `@Arg()` in declaration order (Zulip checks them in
+ *   that order and reports the first failure);
+ * - values come from the form body, then the query string; aliases (`subject` for `topic`)
+ *   count as the same parameter, and sending both is REQUEST_CONFUSING_VAR;
+ * - parameters whose TypeScript type is not `string` arrive as JSON text and are decoded with a
+ *   prototype-poisoning-safe parser (`x is not valid JSON`);
+ * - class-validator decorators on the DTO check types and constraints; the first failure is
+ *   turned into Zulip's text by {@link messageForConstraint};
+ * - every name the DTO read is recorded so the envelope can list `ignored_parameters_unsupported`.
+ */
+export interface ParamOptions {
+  /** Decode the raw text as JSON. Default: true unless the declared type is `string`. */
+  json?: boolean;
+  /** Deprecated names that mean the same parameter. */
+  aliases?: string[];
+  /** Absent is fine (the property stays undefined unless `default` is given). */
+  optional?: boolean;
+  default?: unknown;
+  /** Name on the wire when it differs from the property name. */
+  name?: string;
+}
+
+interface ParamSpec extends Required<Pick<ParamOptions, 'json' | 'aliases' | 'optional'>> {
+  property: string;
+  name: string;
+  default: unknown;
+  hasDefault: boolean;
+}
+
+const PARAMS_KEY = Symbol('zulip:params');
+
+export function Arg(options: ParamOptions = {}): PropertyDecorator {
+  return (target, propertyKey) => {
+    const property = String(propertyKey);
+    const designType = Reflect.getMetadata('design:type', target, propertyKey) as unknown;
+    const ctor = target.constructor;
+    const own: ParamSpec[] = Reflect.hasOwnMetadata(PARAMS_KEY, ctor)
+      ? (Reflect.getOwnMetadata(PARAMS_KEY, ctor) as ParamSpec[])
+      : [...((Reflect.getMetadata(PARAMS_KEY, ctor) as ParamSpec[] | undefined) ?? [])];
+    own.push({
+      property,
+      name: options.name ?? property,
+      json: options.json ?? designType !== String,
+      aliases: options.aliases ?? [],
+      optional: options.optional ?? 'default' in options,
+      default: options.default,
+      hasDefault: 'default' in options,
+    });
+    Reflect.defineMetadata(PARAMS_KEY, own, ctor);
+  };
+}
+
+/** Shorthand for an optional parameter. */
+export function OptionalArg(options: Omit<ParamOptions, 'optional'> = {}): PropertyDecorator {
+  return Arg({ ...options, optional: true });
+}
+
+export function paramSpecs(dto: new () => object): ParamSpec[] {
+  return (Reflect.getMetadata(PARAMS_KEY, dto) as ParamSpec[] | undefined) ?? [];
+}
+
+/** Zulip's message for a class-validator constraint failure on parameter `name`. */
+export function messageForConstraint(name: string, constraint: string, error: ValidationError): string {
+  const args = (error.contexts?.[constraint] ?? {}) as Record<string, unknown>;
+  switch (constraint) {
+    case 'isBoolean':
+      return `${name} is not a boolean`;
+    case 'isInt':
+      return `${name} is not an integer`;
+    case 'isNumber':
+      return `${name} is not a float`;
+    case 'isString':
+      return `${name} is not a string`;
+    case 'isArray':
+      return `${name} is not a list`;
+    case 'isObject':
+      return `${name} is not a dict`;
+    case 'isIn':
+    case 'isEnum':
+      return `Invalid ${name}`;
+    case 'maxLength':
+      return `${name} is too long (limit: ${String(args.limit ?? '?')} characters)`;
+    case 'isNotEmpty':
+    case 'minLength':
+      return `${name} cannot be blank`;
+    case 'matches':
+      return `${name} has invalid format`;
+    case 'min':
+      return `${name} is too small`;
+    case 'max':
+      return `${name} is too large`;
+    case 'arrayMaxSize':
+      return `${name} is too long (limit: ${String(args.limit ?? '?')} items)`;
+    default: {
+      // Custom validators carry their full Zulip text as the message.
+      const custom = error.constraints?.[constraint];
+      return custom ?? `Invalid ${name}`;
+    }
+  }
+}
+
+function decodeJson(name: string, raw: string): unknown {
+  try {
+    return secureJsonParse.parse(raw, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch {
+    throw Errors.badRequest(`${name} is not valid JSON`);
+  }
+}
+
+/** Largest nesting depth accepted in a JSON parameter. */
+export const MAX_JSON_DEPTH = 8;
+/** Longest list accepted anywhere inside a JSON parameter. */
+export const MAX_JSON_LIST_LENGTH = 10_000;
+
+function checkShape(name: string, value: unknown, depth = 0): void {
+  if (value === null || typeof value !== 'object') return;
+  if (depth >= MAX_JSON_DEPTH) throw Errors.badRequest(`${name} is nested too deeply`);
+  if (Array.isArray(value)) {
+    if (value.length > MAX_JSON_LIST_LENGTH) {
+      throw Errors.badRequest(`${name} is too long (limit: ${MAX_JSON_LIST_LENGTH} items)`);
+    }
+    for (const item of value) checkShape(name, item, depth + 1);
+    return;
+  }
+  for (const item of Object.values(value)) checkShape(name, item, depth + 1);
+}
+
+/**
+ * Reads, decodes and validates the parameters of `dto` from `source` (body wins over query).
+ * Returns the DTO instance and the names that were read.
+ */
+export function parseParams<T extends object>(
+  dto: new () => T,
+  source: ReadonlyMap<string, string>,
+): { value: T; read: string[] } {
+  const specs = paramSpecs(dto);
+  const plain: Record<string, unknown> = {};
+  const read: string[] = [];
+  let pending: { index: number; error: ZulipError } | undefined;
+
+  for (let i = 0; i < specs.length && !pending; i++) {
+    const spec = specs[i];
+    let used: string | undefined;
+    let raw: string | undefined;
+    for (const candidate of [spec.name, ...spec.aliases]) {
+      const v = source.get(candidate);
+      if (v === undefined) continue;
+      if (used !== undefined) {
+        pending = { index: i, error: Errors.confusingVar(used, candidate) };
+        break;
+      }
+      used = candidate;
+      raw = v;
+    }
+    if (pending) break;
+    if (used === undefined || raw === undefined) {
+      if (!spec.optional) pending = { index: i, error: Errors.missingArgument(spec.name) };
+      else if (spec.hasDefault) plain[spec.property] = spec.default;
+      continue;
+    }
+    read.push(used);
+    if (!spec.json) {
+      plain[spec.property] = raw;
+      continue;
+    }
+    try {
+      const decoded = decodeJson(spec.name, raw);
+      checkShape(spec.name, decoded);
+      plain[spec.property] = decoded;
+    } catch (err) {
+      pending = { index: i, error: err as ZulipError };
+    }
+  }
+
+  const value = plainToInstance(dto, plain, { exposeDefaultValues: false });
+  // Only properties we set are validated; properties after a pending error are left undefined.
+  const errors = validateSync(value, { skipUndefinedProperties: true, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const order = new Map(specs.map((s, i) => [s.property, i]));
+    errors.sort((a, b) => (order.get(a.property) ?? 0) - (order.get(b.property) ?? 0));
+    const first = errors[0];
+    const idx = order.get(first.property) ?? 0;
+    if (!pending || idx < pending.index) {
+      const spec = specs[idx];
+      throw Errors.badRequest(firstConstraintMessage(spec?.name ?? first.property, first));
+    }
+  }
+  if (pending) throw pending.error;
+  return { value, read };
+}
+
+function firstConstraintMessage(name: string, error: ValidationError): string {
+  if (error.constraints) {
+    const keys = Object.keys(error.constraints);
+    // class-validator reports constraints in reverse declaration order; type checks come first.
+    const typeCheck = keys.find((k) => /^is(Boolean|Int|Number|String|Array|Object)$/.test(k));
+    return messageForConstraint(name, typeCheck ?? keys[keys.length - 1], error);
+  }
+  if (error.children && error.children.length > 0) {
+    const child = error.children[0];
+    return firstConstraintMessage(`${name}[${JSON.stringify(child.property)}]`, child);
+  }
+  return `Invalid ${name}`;
+}
+
+/**
+ * `@Args(Dto)` in a controller method: the request's parameters parsed into `Dto`.
+ */
+export const Args = createParamDecorator((dto: new () => object, ctx: ExecutionContext) => {
+  const req = ctx.switchToHttp().getRequest<ZulipRequest>();
+  const { value, read } = parseParams(dto, requestParams(req));
+  markParamsRead(req, read);
+  return value;
+});

@@ -1,0 +1,32 @@
+import { Realm, RealmUserDefault } from '../realm/realm.entity';
+import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
+import { UserProfile } from '../users/user.entity';
+import { foreignKey } from './foreign-key';
+import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
+
+/** Every entity, listed explicitly (no glob discovery). */
+export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership];
+
+// Foreign keys, declared in one place so entity files need not import each other.
+foreignKey(RealmUserDefault, 'realm_id', () => Realm);
+foreignKey(UserProfile, 'realm_id', () => Realm);
+foreignKey(UserProfile, 'bot_owner_id', () => UserProfile, 'SET NULL', true);
+foreignKey(UserGroup, 'realm_id', () => Realm);
+foreignKey(UserGroup, 'creator_id', () => UserProfile, 'SET NULL', true);
+for (const setting of [
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_mention_group',
+  'can_remove_members_group',
+]) {
+  foreignKey(UserGroup, setting, () => UserGroup, 'RESTRICT', true);
+}
+foreignKey(UserGroupMembership, 'user_group_id', () => UserGroup);
+foreignKey(UserGroupMembership, 'user_profile_id', () => UserProfile);
+foreignKey(GroupGroupMembership, 'supergroup_id', () => UserGroup);
+foreignKey(GroupGroupMembership, 'subgroup_id', () => UserGroup);
+for (const setting of REALM_GROUP_SETTING_NAMES) {
+  foreignKey(Realm, setting, () => UserGroup, 'RESTRICT', true);
+}

@@ -1,0 +1,130 @@
+/** One event as stored in a queue: a JSON object with a `type`, plus the queue-assigned `id`. */
+export interface QueuedEvent {
+  id: number;
+  type: string;
+  [key: string]: unknown;
+}
+
+/** What a client asked for at registration time. */
+export interface QueueOptions {
+  userId: number;
+  realmId: number;
+  /** null = every event type. */
+  eventTypes: string[] | null;
+  allPublicStreams: boolean;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  narrow: Array<[string, string]>;
+  clientCapabilities: Record<string, boolean>;
+  /** Client name (User-Agent's first token), used for local echo bookkeeping. */
+  clientName: string;
+}
+
+export interface PollResult {
+  events: QueuedEvent[];
+}
+
+/** A pending long-poll: resolved with events, or with nothing when it is replaced. */
+interface Waiter {
+  resolve: (events: QueuedEvent[]) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Most events a queue holds before the oldest unacknowledged ones are dropped. */
+export const MAX_QUEUE_EVENTS = 10_000;
+
+/**
+ * A client's event queue (zerver/tornado/event_queue.py EventQueue + ClientDescriptor):
+ * events get increasing ids; the client acknowledges with last_event_id, which prunes; one
+ * long-poll may wait on it at a time.
+ */
+export class EventQueue {
+  private events: QueuedEvent[] = [];
+  private nextEventId = 0;
+  /** Highest id pruned (acknowledged or dropped); null until something is pruned. */
+  newestPrunedId: number | null = null;
+  private waiter: Waiter | undefined;
+  lastActivity = Date.now();
+
+  constructor(
+    readonly id: string,
+    readonly options: QueueOptions,
+  ) {}
+
+  wants(type: string): boolean {
+    if (type === 'heartbeat') return true;
+    return this.options.eventTypes === null || this.options.eventTypes.includes(type);
+  }
+
+  get connected(): boolean {
+    return this.waiter !== undefined;
+  }
+
+  get lastEventId(): number {
+    return this.nextEventId - 1;
+  }
+
+  push(event: Omit<QueuedEvent, 'id'>): void {
+    const queued = { ...event, id: this.nextEventId++ } as QueuedEvent;
+    this.events.push(queued);
+    if (this.events.length > MAX_QUEUE_EVENTS) {
+      const dropped = this.events.splice(0, this.events.length - MAX_QUEUE_EVENTS);
+      this.newestPrunedId = dropped[dropped.length - 1].id;
+    }
+    this.wake();
+  }
+
+  /** Drops events the client has acknowledged (id ≤ lastEventId). */
+  prune(lastEventId: number): void {
+    let n = 0;
+    while (n < this.events.length && this.events[n].id <= lastEventId) n++;
+    if (n > 0) {
+      this.newestPrunedId = this.events[n - 1].id;
+      this.events.splice(0, n);
+    }
+  }
+
+  pending(): QueuedEvent[] {
+    return this.events.slice();
+  }
+
+  /**
+   * Parks a long-poll; `heartbeatMs` later a heartbeat event ends it. A newer poll replaces an
+   * older one (which then answers with no events). `cancel` ends this poll only, if still parked.
+   */
+  wait(heartbeatMs: number): { promise: Promise<QueuedEvent[]>; cancel: () => void } {
+    this.finishWaiter([]);
+    this.lastActivity = Date.now();
+    let waiter: Waiter | undefined;
+    const promise = new Promise<QueuedEvent[]>((resolve) => {
+      const timer = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatMs);
+      timer.unref?.();
+      waiter = { resolve, timer };
+      this.waiter = waiter;
+    });
+    return {
+      promise,
+      cancel: () => {
+        if (this.waiter === waiter) this.finishWaiter([]);
+      },
+    };
+  }
+
+  private wake(): void {
+    if (this.waiter && this.events.length > 0) this.finishWaiter(this.pending());
+  }
+
+  private finishWaiter(events: QueuedEvent[]): void {
+    const w = this.waiter;
+    if (!w) return;
+    this.waiter = undefined;
+    clearTimeout(w.timer);
+    this.lastActivity = Date.now();
+    w.resolve(events);
+  }
+
+  close(): void {
+    this.finishWaiter([]);
+    this.events = [];
+  }
+}

@@ -1,0 +1,62 @@
+import { Controller, Get, Inject, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { Public } from '../common/auth/decorators';
+import { APP_CONFIG, AppConfig } from '../common/config/config';
+import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
+import { RealmService } from './realm.service';
+import { renderRealmDescription } from './realm-description';
+
+/** GET /server_settings: what a client reads before logging in (zerver/views/auth.py). */
+@Controller('api/v1')
+export class ServerSettingsController {
+  constructor(
+    private readonly realms: RealmService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Public()
+  @Get('server_settings')
+  async get(@Req() req: Request) {
+    const devAuth = this.config.mode === 'development';
+    const body: Record<string, unknown> = {
+      authentication_methods: {
+        password: true,
+        dev: devAuth,
+        email: true,
+        ldap: false,
+        remoteuser: false,
+        github: false,
+        azuread: false,
+        gitlab: false,
+        apple: false,
+        google: false,
+        saml: false,
+        'openid connect': false,
+      },
+      zulip_version: SERVER_VERSION,
+      zulip_merge_base: SERVER_MERGE_BASE,
+      zulip_feature_level: API_FEATURE_LEVEL,
+      service_version: SERVER_VERSION,
+      service_merge_base: SERVER_MERGE_BASE,
+      service_feature_level: API_FEATURE_LEVEL,
+      push_notifications_enabled: false,
+      is_incompatible: /^ZulipInvalid\b/.test(String(req.headers['user-agent'] ?? '')),
+      external_authentication_methods: [],
+    };
+    const realm = await this.realms.realmForHost(req.headers.host);
+    if (realm) {
+      const url = this.realms.realmUrl(realm);
+      Object.assign(body, {
+        email_auth_enabled: true,
+        require_email_format_usernames: true,
+        realm_url: url,
+        realm_uri: url,
+        realm_name: realm.name,
+        realm_icon: this.realms.realmIconUrl(realm),
+        realm_description: renderRealmDescription(realm.description),
+        realm_web_public_access_enabled: realm.enableSpectatorAccess,
+      });
+    }
+    return body;
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { RealmModule } from '../realm/realm.module';
+import { UsersModule } from '../users/users.module';
+import { RegisterController } from './register.controller';
+import { RegisterService } from './register.service';
+
+@Module({
+  imports: [EventsModule, RealmModule, UsersModule],
+  providers: [RegisterService],
+  controllers: [RegisterController],
+})
+export class RegisterModule {}

@@ -1,0 +1,270 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { Limits } from '../common/limits';
+import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
+import { EventsService } from '../events/events.service';
+import { Realm } from '../realm/realm.entity';
+import { RealmService } from '../realm/realm.service';
+import { renderRealmDescription } from '../realm/realm-description';
+import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
+import { pickUserSettings } from '../realm/user-settings';
+import { GroupSettingsService } from '../users/group-settings.service';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
+import { UsersService } from '../users/users.service';
+import { gravatarUrl } from '../users/user-format';
+import { RegisterArgs } from './dto/register.dto';
+
+function parseNarrow(raw: unknown[]): Array<[string, string]> {
+  return raw.map((item, i) => {
+    if (Array.isArray(item) && item.length === 2 && typeof item[0] === 'string' && typeof item[1] === 'string') {
+      return [item[0], item[1]];
+    }
+    if (item && typeof item === 'object' && 'operator' in item && 'operand' in item) {
+      const o = item as { operator: unknown; operand: unknown };
+      return [String(o.operator), String(o.operand)];
+    }
+    throw Errors.badRequest(`narrow[${i}] is not a valid narrow element`);
+  });
+}
+
+/** POST /register: allocates an event queue and returns the initial state the client asked for. */
+@Injectable()
+export class RegisterService {
+  constructor(
+    private readonly events: EventsService,
+    private readonly realms: RealmService,
+    private readonly users: UsersService,
+    private readonly groupSettings: GroupSettingsService,
+    private readonly userGroups: UserGroupsQueryService,
+  ) {}
+
+  async register(auth: AuthContext, args: RegisterArgs, clientName: string): Promise<Record<string, unknown>> {
+    const capabilities: Record<string, boolean> = {};
+    for (const [k, v] of Object.entries(args.client_capabilities)) capabilities[k] = v === true;
+    const narrow = parseNarrow(args.narrow);
+    const queue = this.events.allocateQueue({
+      userId: auth.user.id,
+      realmId: auth.realm.id,
+      eventTypes: args.event_types ?? null,
+      allPublicStreams: args.all_public_streams,
+      applyMarkdown: args.apply_markdown,
+      clientGravatar: args.client_gravatar,
+      narrow,
+      clientCapabilities: capabilities,
+      clientName,
+    });
+    const wanted = args.fetch_event_types ?? args.event_types ?? null;
+    const want = (type: string) => wanted === null || wanted.includes(type);
+    const state: Record<string, unknown> = {
+      queue_id: queue.id,
+      zulip_version: SERVER_VERSION,
+      zulip_feature_level: API_FEATURE_LEVEL,
+      zulip_merge_base: SERVER_MERGE_BASE,
+      service_version: SERVER_VERSION,
+      service_feature_level: API_FEATURE_LEVEL,
+      service_merge_base: SERVER_MERGE_BASE,
+    };
+    // A fresh realm object: settings may have changed since the auth cache loaded it.
+    const realm = await this.realms.getRealm(auth.realm.id);
+    if (want('realm')) Object.assign(state, await this.realmState(realm));
+    if (want('realm_user')) Object.assign(state, await this.realmUserState(auth, realm, args.client_gravatar));
+    if (want('realm_user_groups')) {
+      state.realm_user_groups = await this.userGroups.listGroupsForApi(realm.id, {
+        includeDeactivated: capabilities.include_deactivated_groups === true,
+      });
+    }
+    if (want('user_settings')) {
+      const settings = { ...pickUserSettings(auth.user.settings), timezone: auth.user.timezone };
+      const extras = {
+        available_notification_sounds: ['chime', 'ding', 'zulip'],
+        emojiset_choices: [
+          { key: 'google', text: 'Google' },
+          { key: 'twitter', text: 'Twitter' },
+          { key: 'text', text: 'Plain text' },
+        ],
+      };
+      if (capabilities.user_settings_object) state.user_settings = { ...settings, ...extras };
+      else Object.assign(state, settings, extras);
+    }
+    if (want('realm_user_settings_defaults')) {
+      const defaults = pickUserSettings(await this.realms.userDefaults(realm.id));
+      state.realm_user_settings_defaults = {
+        ...defaults,
+        available_notification_sounds: ['chime', 'ding', 'zulip'],
+        emojiset_choices: [
+          { key: 'google', text: 'Google' },
+          { key: 'twitter', text: 'Twitter' },
+          { key: 'text', text: 'Plain text' },
+        ],
+      };
+    }
+    // Events that arrived while we were computing state are already in the queue.
+    state.last_event_id = queue.lastEventId;
+    return state;
+  }
+
+  private async realmState(realm: Realm): Promise<Record<string, unknown>> {
+    const groupIds = REALM_GROUP_SETTING_NAMES.map((n) => realm[n]);
+    const values = await this.groupSettings.valuesForApi(realm.id, groupIds);
+    const state: Record<string, unknown> = {
+      max_message_length: Limits.MAX_MESSAGE_LENGTH,
+      max_topic_length: Limits.MAX_TOPIC_LENGTH,
+      max_stream_name_length: Limits.MAX_STREAM_NAME_LENGTH,
+      max_stream_description_length: Limits.MAX_STREAM_DESCRIPTION_LENGTH,
+      max_channel_folder_name_length: Limits.MAX_CHANNEL_FOLDER_NAME_LENGTH,
+      max_channel_folder_description_length: Limits.MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
+      max_reminder_note_length: Limits.MAX_REMINDER_NOTE_LENGTH,
+      max_bulk_new_subscription_messages: Limits.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
+      event_queue_longpoll_timeout_seconds: Limits.EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
+      realm_empty_topic_display_name: Limits.EMPTY_TOPIC_DISPLAY_NAME,
+      server_presence_ping_interval_seconds: 60,
+      server_presence_offline_threshold_seconds: 140,
+      server_typing_started_expiry_period_milliseconds: 45000,
+      server_typing_stopped_wait_period_milliseconds: 12000,
+      server_typing_started_wait_period_milliseconds: 30000,
+      server_min_deactivated_realm_deletion_days: 14,
+      server_max_deactivated_realm_deletion_days: null,
+      server_inline_image_preview: true,
+      server_inline_url_embed_preview: false,
+      server_avatar_changes_disabled: false,
+      server_name_changes_disabled: false,
+      server_needs_upgrade: false,
+      server_web_public_streams_enabled: true,
+      server_emoji_data_url: '/static/generated/emoji/emoji_api.json',
+      server_jitsi_server_url: null,
+      server_can_summarize_topics: false,
+      server_supported_permission_settings: this.supportedPermissionSettings(),
+      realm_name: realm.name,
+      realm_description: renderRealmDescription(realm.description),
+      realm_url: this.realms.realmUrl(realm),
+      realm_uri: this.realms.realmUrl(realm),
+      realm_date_created: Math.floor(realm.dateCreated.getTime() / 1000),
+      realm_icon_url: this.realms.realmIconUrl(realm),
+      realm_icon_source: realm.iconSource,
+      realm_logo_url: '/static/images/logo/zulip-org-logo.svg?version=0',
+      realm_logo_source: 'D',
+      realm_night_logo_url: '/static/images/logo/zulip-org-logo.svg?version=0',
+      realm_night_logo_source: 'D',
+      realm_allow_message_editing: realm.allowMessageEditing,
+      realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
+      realm_message_content_delete_limit_seconds: realm.messageContentDeleteLimitSeconds,
+      realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
+      realm_move_messages_between_streams_limit_seconds: realm.moveMessagesBetweenStreamsLimitSeconds,
+      realm_topics_policy: realm.topicsPolicy,
+      realm_mandatory_topics: realm.topicsPolicy === 'disable_empty_topic',
+      realm_waiting_period_threshold: realm.waitingPeriodThreshold,
+      realm_message_retention_days: realm.messageRetentionDays,
+      realm_enable_spectator_access: realm.enableSpectatorAccess,
+      realm_enable_read_receipts: realm.enableReadReceipts,
+      realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
+      realm_new_stream_announcements_stream_id: realm.newStreamAnnouncementsStreamId ?? -1,
+      realm_signup_announcements_stream_id: realm.signupAnnouncementsStreamId ?? -1,
+      realm_zulip_update_announcements_stream_id: realm.zulipUpdateAnnouncementsStreamId ?? -1,
+      realm_default_language: realm.defaultLanguage,
+      realm_inline_image_preview: realm.inlineImagePreview,
+      realm_inline_url_embed_preview: realm.inlineUrlEmbedPreview,
+      realm_invite_required: realm.inviteRequired,
+      realm_emails_restricted_to_domains: realm.emailsRestrictedToDomains,
+      realm_digest_emails_enabled: realm.digestEmailsEnabled,
+      realm_digest_weekday: realm.digestWeekday,
+      realm_send_welcome_emails: realm.sendWelcomeEmails,
+      realm_message_content_allowed_in_email_notifications: realm.messageContentAllowedInEmailNotifications,
+      realm_require_unique_names: realm.requireUniqueNames,
+      realm_name_changes_disabled: realm.nameChangesDisabled,
+      realm_email_changes_disabled: realm.emailChangesDisabled,
+      realm_avatar_changes_disabled: realm.avatarChangesDisabled,
+      realm_video_chat_provider: realm.videoChatProvider,
+      realm_jitsi_server_url: realm.jitsiServerUrl,
+      realm_org_type: realm.orgType,
+      realm_plan_type: 1,
+      realm_upload_quota_mib: null,
+      realm_presence_disabled: false,
+      realm_push_notifications_enabled: false,
+      realm_push_notifications_enabled_end_timestamp: null,
+      realm_email_auth_enabled: true,
+      realm_password_auth_enabled: true,
+      realm_authentication_methods: {
+        Email: { enabled: true, available: true },
+        Dev: { enabled: true, available: true },
+      },
+      realm_is_zephyr_mirror_realm: false,
+      realm_bot_domain: this.realms.realmHost(realm),
+      realm_disallow_disposable_email_addresses: true,
+      realm_default_code_block_language: '',
+      realm_want_advertise_in_communities_directory: false,
+      realm_enable_guest_user_indicator: true,
+      realm_enable_guest_user_dm_warning: true,
+      realm_giphy_rating: 2,
+      realm_welcome_message_custom_text: '',
+      realm_message_edit_history_visibility_policy: 'all',
+      realm_allow_edit_history: true,
+      realm_available_video_chat_providers: {
+        disabled: { name: 'None', id: 0 },
+        jitsi_meet: { name: 'Jitsi Meet', id: 1 },
+      },
+      realm_default_external_accounts: {},
+      max_file_upload_size_mib: 25,
+      max_avatar_file_size_mib: 5,
+      max_icon_file_size_mib: 5,
+      max_logo_file_size_mib: 5,
+      development_environment: false,
+      password_min_length: 6,
+      password_max_length: 100,
+      password_min_guesses: 10000,
+      settings_send_digest_emails: false,
+      zulip_plan_is_not_limited: true,
+    };
+    for (const name of REALM_GROUP_SETTING_NAMES) state[`realm_${name}`] = values.get(realm[name]) ?? realm[name];
+    return state;
+  }
+
+  private supportedPermissionSettings(): Record<string, unknown> {
+    const realm: Record<string, unknown> = {};
+    for (const name of REALM_GROUP_SETTING_NAMES) {
+      const r = REALM_GROUP_SETTINGS[name];
+      realm[name] = {
+        require_system_group: Boolean((r as { requireSystemGroup?: boolean }).requireSystemGroup),
+        allow_internet_group: false,
+        allow_nobody_group: r.allowNobody,
+        allow_everyone_group: r.allowEveryone,
+        default_group_name: r.default,
+        default_for_system_groups: null,
+        allowed_system_groups: (r as { allowedSystemGroups?: string[] }).allowedSystemGroups ?? [],
+      };
+    }
+    return { realm, stream: {}, group: {} };
+  }
+
+  private async realmUserState(auth: AuthContext, realm: Realm, clientGravatar: boolean): Promise<Record<string, unknown>> {
+    const all = await this.users.listUsers(auth.user, realm, { clientGravatar, includeCustomProfileFields: true });
+    const me = auth.user;
+    return {
+      realm_users: all.filter((u) => u.is_active),
+      realm_non_active_users: all.filter((u) => !u.is_active),
+      cross_realm_bots: [],
+      user_id: me.id,
+      email: all.find((u) => u.user_id === me.id)?.email ?? me.deliveryEmail,
+      delivery_email: me.deliveryEmail,
+      full_name: me.fullName,
+      is_admin: me.role <= Role.ADMINISTRATOR,
+      is_owner: me.role === Role.OWNER,
+      is_moderator: me.role === Role.MODERATOR,
+      is_guest: me.role === Role.GUEST,
+      avatar_source: me.avatarSource,
+      avatar_url: gravatarUrl(me.deliveryEmail, me.avatarVersion),
+      avatar_url_medium: gravatarUrl(me.deliveryEmail, me.avatarVersion) + '&s=500',
+      can_create_streams: await this.holds(auth, realm, 'can_create_public_channel_group'),
+      can_create_public_streams: await this.holds(auth, realm, 'can_create_public_channel_group'),
+      can_create_private_streams: await this.holds(auth, realm, 'can_create_private_channel_group'),
+      can_create_web_public_streams: await this.holds(auth, realm, 'can_create_web_public_channel_group'),
+      can_subscribe_other_users: await this.holds(auth, realm, 'can_add_subscribers_group'),
+      can_invite_others_to_realm: await this.holds(auth, realm, 'can_invite_users_group'),
+    };
+  }
+
+  private holds(auth: AuthContext, realm: Realm, setting: (typeof REALM_GROUP_SETTING_NAMES)[number]): Promise<boolean> {
+    return this.groupSettings.hasPermission(realm.id, auth.user, realm[setting], REALM_GROUP_SETTINGS[setting].allowEveryone);
+  }
+}
+

@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { Role } from '../realm/system-groups';
+import type { UserProfile } from './user.entity';
+
+/** Python's datetime.isoformat() for a UTC instant: `2019-10-20T07:50:53.728000+00:00`. */
+export function isoFormat(date: Date): string {
+  const iso = date.toISOString(); // 2019-10-20T07:50:53.728Z
+  return `${iso.slice(0, 19)}.${iso.slice(20, 23)}000+00:00`;
+}
+
+export function gravatarUrl(email: string, version: number): string {
+  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`;
+}
+
+/** Email visibility codes (UserProfile.EMAIL_ADDRESS_VISIBILITY_*). */
+export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
+
+/** May `viewerRole` see the real email of a user with visibility `visibility`? */
+export function canSeeDeliveryEmail(viewerRole: number, visibility: number): boolean {
+  switch (visibility) {
+    case EmailVisibility.EVERYONE:
+      return true;
+    case EmailVisibility.MEMBERS:
+      return viewerRole !== Role.GUEST;
+    case EmailVisibility.MODERATORS:
+      return viewerRole <= Role.MODERATOR;
+    case EmailVisibility.ADMINS:
+      return viewerRole <= Role.ADMINISTRATOR;
+    default:
+      return false;
+  }
+}
+
+/** The API `email`: the real address when visible to everyone, else `user<id>@<realm host>`. */
+export function apiEmail(user: Pick<UserProfile, 'id' | 'deliveryEmail' | 'settings'>, realmHost: string): string {
+  return user.settings.email_address_visibility === EmailVisibility.EVERYONE
+    ? user.deliveryEmail
+    : `user${user.id}@${realmHost}`;
+}
+
+export interface UserDictOptions {
+  viewer: Pick<UserProfile, 'id' | 'role'>;
+  realmHost: string;
+  clientGravatar: boolean;
+  profileData?: Record<string, { value: string; rendered_value?: string | null }>;
+}
+
+/** Zulip's user dict (zerver/lib/users.py format_user_row). */
+export function userDict(user: UserProfile, opts: UserDictOptions): Record<string, unknown> {
+  const visible = user.id === opts.viewer.id || canSeeDeliveryEmail(opts.viewer.role, user.settings.email_address_visibility);
+  const dict: Record<string, unknown> = {
+    email: apiEmail(user, opts.realmHost),
+    user_id: user.id,
+    avatar_version: user.avatarVersion,
+    is_admin: user.role <= Role.ADMINISTRATOR,
+    is_owner: user.role === Role.OWNER,
+    is_guest: user.role === Role.GUEST,
+    is_bot: user.isBot,
+    full_name: user.fullName,
+    timezone: user.timezone,
+    is_active: user.isActive,
+    date_joined: isoFormat(user.dateJoined),
+    delivery_email: visible ? user.deliveryEmail : null,
+    role: user.role,
+    avatar_url: opts.clientGravatar && user.avatarSource === 'G' ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
+  };
+  if (user.isBot) {
+    dict.bot_type = user.botType;
+    dict.bot_owner_id = user.botOwnerId;
+  }
+  if (opts.profileData) dict.profile_data = opts.profileData;
+  return dict;
+}

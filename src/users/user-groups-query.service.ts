@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { UserGroup } from '../realm/user-group.entity';
+import { GroupMembershipRepository } from './group-membership.repository';
+import { GroupSettingsService } from './group-settings.service';
+
+/** Read side of user groups: the API dicts of GET /user_groups and POST /register. */
+@Injectable()
+export class UserGroupsQueryService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly membership: GroupMembershipRepository,
+    private readonly groupSettings: GroupSettingsService,
+  ) {}
+
+  async listGroupsForApi(realmId: number, opts: { includeDeactivated: boolean }): Promise<Record<string, unknown>[]> {
+    const qb = this.dataSource.manager
+      .createQueryBuilder(UserGroup, 'g')
+      .where('g.realm_id = :realmId AND g.name IS NOT NULL', { realmId })
+      .orderBy('g.id');
+    if (!opts.includeDeactivated) qb.andWhere('NOT g.deactivated');
+    const groups = await qb.getMany();
+    return this.groupDicts(realmId, groups);
+  }
+
+  async groupDicts(realmId: number, groups: UserGroup[]): Promise<Record<string, unknown>[]> {
+    const membership = await this.membership.directMembership(groups.map((g) => g.id));
+    const settingIds = groups.flatMap((g) => [
+      g.canAddMembersGroup,
+      g.canJoinGroup,
+      g.canLeaveGroup,
+      g.canManageGroup,
+      g.canMentionGroup,
+      g.canRemoveMembersGroup,
+    ]);
+    const values = await this.groupSettings.valuesForApi(
+      realmId,
+      settingIds.filter((x): x is number => x !== null),
+    );
+    const v = (id: number | null) => (id === null ? null : (values.get(id) ?? id));
+    return groups.map((g) => ({
+      id: g.id,
+      name: g.name,
+      description: g.description,
+      members: membership.get(g.id)!.members,
+      direct_subgroup_ids: membership.get(g.id)!.subgroups,
+      creator_id: g.creatorId,
+      date_created: g.dateCreated ? Math.floor(g.dateCreated.getTime() / 1000) : null,
+      is_system_group: g.isSystemGroup,
+      deactivated: g.deactivated,
+      can_add_members_group: v(g.canAddMembersGroup),
+      can_join_group: v(g.canJoinGroup),
+      can_leave_group: v(g.canLeaveGroup),
+      can_manage_group: v(g.canManageGroup),
+      can_mention_group: v(g.canMentionGroup),
+      can_remove_members_group: v(g.canRemoveMembersGroup),
+    }));
+  }
+}

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { isDbId, dbIds } from '../database/ids';
+import { currentManager } from '../database/transaction';
+import { UserGroup, UserGroupMembership } from '../realm/user-group.entity';
+import { UserProfile } from './user.entity';
+
+@Injectable()
+export class UsersRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  findByApiKeyDigest(digest: string): Promise<UserProfile | null> {
+    return this.em.findOne(UserProfile, { where: { apiKeyDigest: digest } });
+  }
+
+  findByIdInRealm(realmId: number, id: number): Promise<UserProfile | null> {
+    if (!isDbId(id)) return Promise.resolve(null);
+    return this.em.findOne(UserProfile, { where: { realmId, id } });
+  }
+
+  findById(id: number): Promise<UserProfile | null> {
+    if (!isDbId(id)) return Promise.resolve(null);
+    return this.em.findOne(UserProfile, { where: { id } });
+  }
+
+  /** Case-insensitive lookup of a delivery email within a realm. */
+  findByEmailInRealm(realmId: number, email: string): Promise<UserProfile | null> {
+    return this.em
+      .createQueryBuilder(UserProfile, 'u')
+      .where('u.realm_id = :realmId AND lower(u.delivery_email) = lower(:email)', { realmId, email })
+      .getOne();
+  }
+
+  /** Every user with this delivery email, in any realm (for /fetch_api_key on the root domain). */
+  findAllByEmail(email: string): Promise<UserProfile[]> {
+    return this.em
+      .createQueryBuilder(UserProfile, 'u')
+      .where('lower(u.delivery_email) = lower(:email)', { email })
+      .orderBy('u.id')
+      .getMany();
+  }
+
+  listInRealm(realmId: number, ids?: number[]): Promise<UserProfile[]> {
+    return this.em.find(UserProfile, {
+      where: ids ? { realmId, id: In(dbIds(ids)) } : { realmId },
+      order: { id: 'ASC' },
+    });
+  }
+
+  async insert(values: Partial<UserProfile>): Promise<number> {
+    const result = await this.em.insert(UserProfile, values);
+    return (result.identifiers[0] as { id: number }).id;
+  }
+
+  async update(id: number, values: Partial<UserProfile>): Promise<void> {
+    await this.em.update(UserProfile, { id }, values);
+  }
+
+  /** Puts the user in exactly `groupIds` among the realm's system role groups. */
+  async setRoleGroups(realmId: number, userId: number, groupIds: number[]): Promise<void> {
+    await this.em.query(
+      `DELETE FROM user_group_membership m USING user_group g
+        WHERE m.user_group_id = g.id AND g.realm_id = $1 AND g.is_system_group AND m.user_profile_id = $2`,
+      [realmId, userId],
+    );
+    if (groupIds.length > 0) {
+      await this.em.insert(
+        UserGroupMembership,
+        groupIds.map((userGroupId) => ({ userGroupId, userProfileId: userId })),
+      );
+    }
+  }
+
+  async maxMessageId(): Promise<number> {
+    // Messages arrive with the messaging module; until then there are none.
+    const rows = (await this.em.query(
+      `SELECT to_regclass('message') IS NOT NULL AS has_table`,
+    )) as Array<{ has_table: boolean }>;
+    if (!rows[0]?.has_table) return -1;
+    const max = (await this.em.query(`SELECT coalesce(max(id), -1) AS id FROM message`)) as Array<{ id: string }>;
+    return Number(max[0].id);
+  }
+
+  findGroups(realmId: number, ids: number[]): Promise<UserGroup[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.em.find(UserGroup, { where: { realmId, id: In(ids) } });
+  }
+}

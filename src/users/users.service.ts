@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { runInTransaction } from '../database/transaction';
+import { Realm } from '../realm/realm.entity';
+import { RealmService } from '../realm/realm.service';
+import { Role, ROLE_CODES, roleGroupsFor } from '../realm/system-groups';
+import { UserSettingsValues } from '../realm/user-settings';
+import { generateApiKey, hashPassword, verifyPassword } from './api-keys';
+import { AuthService } from './auth.service';
+import { GroupSettingsService } from './group-settings.service';
+import { UserProfile } from './user.entity';
+import { userDict } from './user-format';
+import { UsersRepository } from './users.repository';
+
+export interface CreateUserInput {
+  email: string;
+  fullName: string;
+  role?: number;
+  password?: string | null;
+  isBot?: boolean;
+  botType?: number | null;
+  botOwnerId?: number | null;
+  timezone?: string;
+  settings?: Partial<UserSettingsValues>;
+  canCreateUsers?: boolean;
+  canChangeUserEmails?: boolean;
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function isValidEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL_RE.test(email);
+}
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly realms: RealmService,
+    private readonly groupSettings: GroupSettingsService,
+    private readonly auth: AuthService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /** Creates a user with the realm's default settings, a role-group membership and an API key. */
+  async createUser(realm: Realm, input: CreateUserInput): Promise<{ user: UserProfile; apiKey: string }> {
+    const role = input.role ?? Role.MEMBER;
+    if (!ROLE_CODES.includes(role)) throw Errors.badRequest('Invalid role');
+    if (!isValidEmail(input.email)) throw Errors.badRequest('Invalid email address.');
+    const apiKey = generateApiKey();
+    const passwordHash = input.password ? await hashPassword(input.password) : null;
+    return runInTransaction(this.dataSource, async () => {
+      if (await this.users.findByEmailInRealm(realm.id, input.email)) {
+        throw Errors.badRequest(`Email '${input.email}' already in use`);
+      }
+      const defaults = await this.realms.userDefaults(realm.id);
+      const id = await this.users.insert({
+        realmId: realm.id,
+        deliveryEmail: input.email,
+        fullName: input.fullName,
+        role,
+        isBot: input.isBot ?? false,
+        botType: input.botType ?? null,
+        botOwnerId: input.botOwnerId ?? null,
+        timezone: input.timezone ?? '',
+        passwordHash,
+        apiKeyDigest: this.auth.codec.digest(apiKey),
+        apiKeyCiphertext: this.auth.codec.encrypt(apiKey),
+        canCreateUsers: input.canCreateUsers ?? false,
+        canChangeUserEmails: input.canChangeUserEmails ?? false,
+        settings: { ...defaults, ...input.settings },
+      });
+      await this.syncRoleGroups(realm.id, id, role);
+      const user = (await this.users.findById(id))!;
+      return { user, apiKey };
+    });
+  }
+
+  /** Keeps the user's system-group membership in step with the role. */
+  private async syncRoleGroups(realmId: number, userId: number, role: number): Promise<void> {
+    const system = await this.groupSettings.systemGroupIds(realmId);
+    const groupIds = roleGroupsFor(role).map((name) => system.get(name)!);
+    await this.users.setRoleGroups(realmId, userId, groupIds);
+  }
+
+  async changeRole(realmId: number, userId: number, role: number): Promise<void> {
+    if (!ROLE_CODES.includes(role)) throw Errors.badRequest('Invalid role');
+    await runInTransaction(this.dataSource, async () => {
+      await this.users.update(userId, { role });
+      await this.syncRoleGroups(realmId, userId, role);
+    });
+    this.auth.invalidateUser(userId);
+  }
+
+  async regenerateApiKey(userId: number): Promise<string> {
+    const apiKey = generateApiKey();
+    await this.users.update(userId, {
+      apiKeyDigest: this.auth.codec.digest(apiKey),
+      apiKeyCiphertext: this.auth.codec.encrypt(apiKey),
+    });
+    this.auth.invalidateUser(userId);
+    return apiKey;
+  }
+
+  async setPassword(userId: number, password: string): Promise<void> {
+    await this.users.update(userId, { passwordHash: await hashPassword(password) });
+  }
+
+  apiKeyOf(user: UserProfile): string {
+    return this.auth.codec.decrypt(user.apiKeyCiphertext);
+  }
+
+  findByEmailInRealm(realmId: number, email: string): Promise<UserProfile | null> {
+    return this.users.findByEmailInRealm(realmId, email);
+  }
+
+  /** POST /dev_fetch_api_key (development mode only; the controller checks the mode). */
+  async devFetchApiKey(realm: Realm | undefined, username: string): Promise<Record<string, unknown>> {
+    if (!isValidEmail(username.trim())) throw Errors.badRequest('Enter a valid email address.');
+    if (!realm) throw Errors.invalidSubdomain();
+    const user = await this.users.findByEmailInRealm(realm.id, username.trim());
+    if (!user) throw new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
+    if (realm.deactivated) {
+      throw new ZulipError('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
+    }
+    if (!user.isActive) throw new ZulipError('Account is deactivated', 'USER_DEACTIVATED', 401);
+    return { api_key: this.apiKeyOf(user), email: user.deliveryEmail, user_id: user.id };
+  }
+
+  /** POST /fetch_api_key: email + password. */
+  async fetchApiKey(realm: Realm | undefined, username: string, password: string): Promise<Record<string, unknown>> {
+    if (!realm) throw Errors.invalidSubdomain();
+    const user = await this.users.findByEmailInRealm(realm.id, username.trim());
+    const ok = user ? await verifyPassword(password, user.passwordHash) : await verifyPassword(password, null);
+    if (!user || !ok) throw new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
+    if (realm.deactivated) {
+      throw new ZulipError('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
+    }
+    if (!user.isActive) throw new ZulipError('Account is deactivated', 'USER_DEACTIVATED', 401);
+    return { api_key: this.apiKeyOf(user), email: user.deliveryEmail, user_id: user.id };
+  }
+
+  async listUsers(
+    viewer: UserProfile,
+    realm: Realm,
+    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
+  ): Promise<Record<string, unknown>[]> {
+    const rows = await this.users.listInRealm(realm.id, opts.userIds);
+    if (opts.userIds) {
+      const found = new Set(rows.map((r) => r.id));
+      for (const id of opts.userIds) if (!found.has(id)) throw Errors.badRequest('Invalid user ID: ' + id);
+    }
+    const host = this.realms.realmHost(realm);
+    return rows.map((u) =>
+      userDict(u, {
+        viewer,
+        realmHost: host,
+        clientGravatar: opts.clientGravatar,
+        profileData: opts.includeCustomProfileFields ? {} : undefined,
+      }),
+    );
+  }
+
+  async getUser(
+    viewer: UserProfile,
+    realm: Realm,
+    userId: number,
+    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
+  ): Promise<Record<string, unknown>> {
+    const user = await this.users.findByIdInRealm(realm.id, userId);
+    if (!user) throw Errors.badRequest('No such user');
+    return userDict(user, {
+      viewer,
+      realmHost: this.realms.realmHost(realm),
+      clientGravatar: opts.clientGravatar,
+      profileData: opts.includeCustomProfileFields ? {} : undefined,
+    });
+  }
+
+  async getOwnUser(user: UserProfile, realm: Realm): Promise<Record<string, unknown>> {
+    const dict = userDict(user, {
+      viewer: user,
+      realmHost: this.realms.realmHost(realm),
+      clientGravatar: false,
+      profileData: {},
+    });
+    dict.max_message_id = await this.users.maxMessageId();
+    return dict;
+  }
+}
