@@ -1,0 +1,33 @@
+import type { TestApp } from './test-app';
+
+export interface Queue {
+  email: string;
+  queueId: string;
+  lastEventId: number;
+}
+
+/** Registers an event queue for `email` (POST /register with only the given event types). */
+export async function registerQueue(t: TestApp, email: string, eventTypes?: string[]): Promise<Queue> {
+  const req = t
+    .http()
+    .post('/api/v1/register')
+    .auth(...(await t.auth(email)))
+    .type('form');
+  const res = await req.send(eventTypes ? { event_types: JSON.stringify(eventTypes), fetch_event_types: '[]' } : {});
+  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const body = res.body as { queue_id: string; last_event_id: number };
+  return { email, queueId: body.queue_id, lastEventId: body.last_event_id };
+}
+
+/** Events waiting in the queue (no long-poll), acknowledging what was read before. */
+export async function drainEvents(t: TestApp, q: Queue): Promise<Array<Record<string, unknown>>> {
+  const res = await t
+    .http()
+    .get('/api/v1/events')
+    .auth(...(await t.auth(q.email)))
+    .query({ queue_id: q.queueId, last_event_id: String(q.lastEventId), dont_block: 'true' });
+  if (res.status !== 200) throw new Error(`events failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const events = (res.body as { events: Array<Record<string, unknown> & { id: number }> }).events;
+  if (events.length > 0) q.lastEventId = events[events.length - 1].id;
+  return events.filter((e) => e.type !== 'heartbeat');
+}
