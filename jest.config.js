@@ -28,4 +28,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 30000,
+  // API tests mostly wait on PostgreSQL, so more workers than cores pays off.
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 3,
 };

@@ -33,15 +33,8 @@ export const SYSTEM_GROUP_CHAIN: SystemGroupName[] = [
   'role:internet',
 ];
 
-export const Role = {
-  OWNER: 100,
-  ADMINISTRATOR: 200,
-  MODERATOR: 300,
-  MEMBER: 400,
-  GUEST: 600,
-} as const;
-export type RoleCode = (typeof Role)[keyof typeof Role];
-export const ROLE_CODES: number[] = Object.values(Role);
+import { Role } from '../common/roles';
+export { Role, ROLE_CODES, type RoleCode } from '../common/roles';
 
 /** The system group a user of `role` is a direct member of (members also of fullmembers). */
 export function roleGroupsFor(role: number, isProvisional = false): SystemGroupName[] {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { BasicStrategy } from '../common/auth/basic.strategy';
+import { BasicStrategy } from './basic.strategy';
 import { RealmModule } from '../realm/realm.module';
 import { AuthService } from './auth.service';
 import { DevAuthController } from './dev-auth.controller';

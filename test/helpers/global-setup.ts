@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { withAdmin } from './test-db';
+import { withAdmin } from './pg-admin';
 
 declare global {
   var __ZULIP_TEST_PG_STOP__: (() => Promise<void>) | undefined;

@@ -1,4 +1,4 @@
-import { withAdmin } from './test-db';
+import { withAdmin } from './pg-admin';
 
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env.ZULIP_TEST_ADMIN_URL;

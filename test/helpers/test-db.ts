@@ -1,5 +1,9 @@
 import 'reflect-metadata';
-import { Client } from 'pg';
+import { createApp } from '../../src/bootstrap';
+import { loadConfig } from '../../src/common/config/config';
+import { runMigrations } from '../../src/database/migrate';
+import { seedDemoRealm } from '../../src/seed/demo-realm';
+import { urlForDatabase, withAdmin } from './pg-admin';
 
 /** Where the test PostgreSQL server is and which migrated, seeded database to clone. */
 export interface TestDbInfo {
@@ -14,21 +18,6 @@ export function testDbInfo(): TestDbInfo {
   return { adminUrl, template };
 }
 
-export function urlForDatabase(adminUrl: string, database: string): string {
-  const u = new URL(adminUrl);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-export async function withAdmin<T>(adminUrl: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Builds the template database once per run: migrations, then the demo realm through the real
@@ -44,11 +33,6 @@ async function ensureTemplate(info: TestDbInfo): Promise<void> {
       await c.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       await c.query(`CREATE DATABASE "${building}"`);
       const url = urlForDatabase(info.adminUrl, building);
-      // Imported here so that plain unit tests never load the app.
-      const { runMigrations } = await import('../../src/database/migrate');
-      const { createApp } = await import('../../src/bootstrap');
-      const { loadConfig } = await import('../../src/common/config/config');
-      const { seedDemoRealm } = await import('../../src/seed/demo-realm');
       await runMigrations(url);
       const config = loadConfig({ SERVER_MODE: 'development', SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'error' });
       const app = await createApp(config, url);

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Role } from '../../realm/system-groups';
+import { Role } from '../roles';
 import { Errors } from '../errors/zulip-error';
 import type { AuthContext } from './auth.types';
 import { REQUIRED_ROLE, RequiredRole } from './decorators';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { getMetadataStorage, validateSync, ValidationError } from 'class-validator';
 import secureJsonParse from 'secure-json-parse';
 import { Errors, ZulipError } from '../errors/zulip-error';
 import { requestParams, markParamsRead, ZulipRequest } from './request-params';
@@ -72,7 +72,10 @@ export function paramSpecs(dto: new () => object): ParamSpec[] {
 
 /** Zulip's message for a class-validator constraint failure on parameter `name`. */
 export function messageForConstraint(name: string, constraint: string, error: ValidationError): string {
-  const args = (error.contexts?.[constraint] ?? {}) as Record<string, unknown>;
+  const args = { limit: constraintArgs(error, constraint)[0], ...(error.contexts?.[constraint] ?? {}) } as Record<
+    string,
+    unknown
+  >;
   switch (constraint) {
     case 'isBoolean':
       return `${name} is not a boolean`;
@@ -108,6 +111,16 @@ export function messageForConstraint(name: string, constraint: string, error: Va
       return custom ?? `Invalid ${name}`;
     }
   }
+}
+
+/** The arguments a class-validator decorator was declared with (`@MaxLength(60)` → [60]). */
+function constraintArgs(error: ValidationError, constraint: string): unknown[] {
+  const target = (error.target as object | undefined)?.constructor;
+  if (!target) return [];
+  const meta = getMetadataStorage()
+    .getTargetValidationMetadatas(target, '', true, false)
+    .find((m) => m.propertyName === error.property && m.name === constraint);
+  return (meta?.constraints as unknown[] | undefined) ?? [];
 }
 
 function decodeJson(name: string, raw: string): unknown {
@@ -200,11 +213,14 @@ export function parseParams<T extends object>(
   return { value, read };
 }
 
+const TYPE_CHECKS = ['isArray', 'isObject', 'isBoolean', 'isInt', 'isNumber', 'isString'];
+
 function firstConstraintMessage(name: string, error: ValidationError): string {
   if (error.constraints) {
     const keys = Object.keys(error.constraints);
-    // class-validator reports constraints in reverse declaration order; type checks come first.
-    const typeCheck = keys.find((k) => /^is(Boolean|Int|Number|String|Array|Object)$/.test(k));
+    // class-validator reports constraints in reverse declaration order; type checks come first,
+    // and the container's type (`@IsArray()`) before its items' (`@IsInt({ each: true })`).
+    const typeCheck = TYPE_CHECKS.find((k) => keys.includes(k));
     return messageForConstraint(name, typeCheck ?? keys[keys.length - 1], error);
   }
   if (error.children && error.children.length > 0) {

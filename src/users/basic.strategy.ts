@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { BasicStrategy as PassportBasicStrategy } from 'passport-http';
-import { AuthService } from '../../users/auth.service';
-import type { AuthContext } from './auth.types';
+import { AuthService } from './auth.service';
+import type { AuthContext } from '../common/auth/auth.types';
 
 /** HTTP Basic: user name = delivery email, password = API key (zerver/decorator.py). */
 @Injectable()
