@@ -47,7 +47,7 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
 
   /** Delivers now (used after commit, and by callers that have no transaction). */
   deliver(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
-    for (const userId of userIds) {
+    for (const userId of new Set(userIds)) {
       for (const queue of this.registry.queuesOfUser(userId)) {
         if (queue.options.realmId !== realmId || !queue.wants(event.type)) continue;
         queue.push(customize ? customize(queue, userId) : event);
