@@ -5,6 +5,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiAuthGuard } from './common/auth/api-auth.guard';
 import { RolesGuard } from './common/auth/roles.guard';
 import { AppConfig } from './common/config/config';
+import { RATE_LIMITER, RateLimitGuard } from './common/rate-limit/rate-limit.guard';
+import { InMemoryRateLimitStore, RateLimiter } from './common/rate-limit/rate-limiter';
 import { ConfigModule } from './common/config/config.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ZulipExceptionFilter } from './common/http/exception.filter';
@@ -31,8 +33,10 @@ export class AppModule {
         HealthModule,
       ],
       providers: [
-        // Order matters: authenticate first, then check roles.
+        { provide: RATE_LIMITER, useValue: new RateLimiter(config.rateLimit, new InMemoryRateLimitStore()) },
+        // Order matters: authenticate, count the request against the rate limit, then check roles.
         { provide: APP_GUARD, useClass: ApiAuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: ZulipExceptionFilter },

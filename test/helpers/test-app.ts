@@ -34,6 +34,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SECRET_KEY: TEST_SECRET,
     LOG_LEVEL: 'error',
     EXTERNAL_HOST: 'zulip.testserver',
+    // Rate limiting has its own tests; elsewhere it would only make busy test files flaky.
+    RATE_LIMIT: 'off',
     ...env,
   });
   const app = await createApp(config, db.url);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limiter';
 
 /** How the server runs. Development mode seeds the demo realm and serves /dev_fetch_api_key. */
 export type ServerMode = 'development' | 'production';
@@ -32,6 +33,8 @@ export interface AppConfig {
   maxBodyBytes: number;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   seedDemoRealm: boolean;
+  /** Per-user API rate limit rules; empty = off. */
+  rateLimit: RateLimitRule[];
 }
 
 /** Raised for a bad environment; main.ts prints it and exits with status 1. */
@@ -120,6 +123,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('LOG_LEVEL', `must be one of error, warn, log, debug`);
   }
   const defaultRealm = env.DEFAULT_REALM === undefined ? 'zulip' : env.DEFAULT_REALM.trim();
+  let rateLimit: RateLimitRule[];
+  try {
+    rateLimit = parseRateLimitRules(env.RATE_LIMIT ?? '200/60');
+  } catch (err) {
+    throw new ConfigError('RATE_LIMIT', `must be 'off' or rules like '200/60,2000/3600': ${(err as Error).message}`);
+  }
   return {
     mode,
     host: env.HOST?.trim() || '127.0.0.1',
@@ -139,6 +148,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
     logLevel: logLevel as AppConfig['logLevel'],
     seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', mode === 'development'),
+    rateLimit,
   };
 }
 

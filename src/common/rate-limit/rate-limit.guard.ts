@@ -1,0 +1,37 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import type { AuthContext } from '../auth/auth.types';
+import { ZulipError } from '../errors/zulip-error';
+import { RateLimiter } from './rate-limiter';
+
+export const RATE_LIMITER = Symbol('RATE_LIMITER');
+
+/**
+ * Zulip's per-user API rate limit: every authenticated request is counted; over the limit the
+ * answer is 429 RATE_LIMIT_HIT with `retry-after` and the X-RateLimit-* headers (Reset is an
+ * absolute UNIX time). Long-polls of GET /events are not counted.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(@Inject(RATE_LIMITER) private readonly limiter: RateLimiter) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!this.limiter.enabled) return true;
+    const http = context.switchToHttp();
+    const req = http.getRequest<{ user?: AuthContext; path: string; method: string }>();
+    if (!req.user || (req.method === 'GET' && req.path === '/api/v1/events')) return true;
+    const decision = await this.limiter.check(`user:${req.user.user.id}`);
+    if (!decision) return true;
+    const res = http.getResponse<Response>();
+    res.setHeader('X-RateLimit-Limit', String(decision.limit));
+    res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
+    if (decision.limited) {
+      const retryAfter = Math.round(decision.retryAfter * 1000) / 1000;
+      throw new ZulipError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
+        'Retry-After': String(Math.ceil(decision.retryAfter)),
+      });
+    }
+    return true;
+  }
+}

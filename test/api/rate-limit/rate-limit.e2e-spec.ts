@@ -1,0 +1,39 @@
+import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { startTestApp, TestApp } from '../../helpers/test-app';
+
+describe('per-user API rate limit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT: '3/60' });
+  });
+  afterAll(() => t.close());
+
+  it('counts requests per user and answers 429 RATE_LIMIT_HIT with Zulip headers', async () => {
+    const hamlet = await t.auth('hamlet@zulip.com');
+    for (let i = 0; i < 3; i++) {
+      const ok = await t.http().get('/api/v1/users/me').auth(...hamlet);
+      expect(ok.status).toBe(200);
+      expect(ok.headers['x-ratelimit-limit']).toBe('3');
+      expect(ok.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+    }
+    const res = await t.http().get('/api/v1/users/me').auth(...hamlet);
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ result: 'error', code: 'RATE_LIMIT_HIT', msg: 'API usage exceeded rate limit' });
+    expect(typeof res.body['retry-after']).toBe('number');
+    expect(res.body['retry-after']).toBeGreaterThan(0);
+    expect(res.body['retry-after']).toBeLessThanOrEqual(60);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    const reset = Number(res.headers['x-ratelimit-reset']);
+    expect(reset).toBeGreaterThan(Date.now() / 1000);
+    expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    expectMatchesOpenApi('get', '/users/me', res.status, res.body);
+
+    // Another user is not affected; unauthenticated endpoints are not counted.
+    const iago = await t.http().get('/api/v1/users/me').auth(...(await t.auth('iago@zulip.com')));
+    expect(iago.status).toBe(200);
+    const settings = await t.http().get('/api/v1/server_settings');
+    expect(settings.status).toBe(200);
+    expect(settings.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
