@@ -1,11 +1,14 @@
 import { Realm, RealmUserDefault } from '../realm/realm.entity';
 import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
+import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-profile-field.entity';
+import { NavigationView } from '../users/navigation-view.entity';
 import { UserProfile } from '../users/user.entity';
+import { PushDeviceToken } from '../push/push-device.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
 /** Every entity, listed explicitly (no glob discovery). */
-export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership];
+export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership, CustomProfileField, CustomProfileFieldValue, NavigationView, PushDeviceToken];
 
 // Foreign keys, declared in one place so entity files need not import each other.
 foreignKey(RealmUserDefault, 'realm_id', () => Realm);
@@ -30,3 +33,8 @@ foreignKey(GroupGroupMembership, 'subgroup_id', () => UserGroup);
 for (const setting of REALM_GROUP_SETTING_NAMES) {
   foreignKey(Realm, setting, () => UserGroup, 'RESTRICT', true);
 }
+foreignKey(CustomProfileField, 'realm_id', () => Realm);
+foreignKey(CustomProfileFieldValue, 'user_profile_id', () => UserProfile);
+foreignKey(CustomProfileFieldValue, 'field_id', () => CustomProfileField);
+foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
+foreignKey(PushDeviceToken, 'user_id', () => UserProfile);

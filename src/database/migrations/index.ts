@@ -1,4 +1,5 @@
 import { Initial1795273649453 } from './1795273649453-Initial';
+import { UsersGroupsProfileFields1795273944794 } from './1795273944794-UsersGroupsProfileFields';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
-export const MIGRATIONS = [Initial1795273649453];
+export const MIGRATIONS = [Initial1795273649453, UsersGroupsProfileFields1795273944794];
