@@ -3,7 +3,11 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Errors, ZulipError } from '../errors/zulip-error';
-import { IS_PUBLIC } from './decorators';
+import type { AuthContext } from './auth.types';
+import { ALLOW_INCOMING_WEBHOOKS, IS_PUBLIC } from './decorators';
+
+/** UserProfile.INCOMING_WEBHOOK_BOT */
+const INCOMING_WEBHOOK_BOT = 2;
 
 /**
  * Global, default-deny authentication. Checks the Authorization header's form first so that
@@ -15,7 +19,7 @@ export class ApiAuthGuard extends AuthGuard('basic') {
     super();
   }
 
-  override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
     if (isPublic) return true;
     const req = context.switchToHttp().getRequest<Request>();
@@ -29,7 +33,16 @@ export class ApiAuthGuard extends AuthGuard('basic') {
     if (!credentials || !/^[A-Za-z0-9+/=_-]+$/.test(credentials) || !decoded.includes(':')) {
       throw Errors.unauthorized('Invalid authorization header for basic auth');
     }
-    return super.canActivate(context) as Promise<boolean>;
+    // Passport refuses an empty password as "no credentials"; Zulip calls it a malformed key.
+    if (decoded.slice(decoded.indexOf(':') + 1).trim() === '') throw Errors.unauthorized('Malformed API key');
+    await (super.canActivate(context) as Promise<boolean>);
+    // As Zulip's validate_api_key: checked after the account and subdomain checks.
+    const { user } = (req as Request & { user: AuthContext }).user;
+    if (user.isBot && user.botType === INCOMING_WEBHOOK_BOT) {
+      const allowed = this.reflector.getAllAndOverride<boolean>(ALLOW_INCOMING_WEBHOOKS, [context.getHandler(), context.getClass()]);
+      if (!allowed) throw Errors.unauthorized('This API is not available to incoming webhook bots.');
+    }
+    return true;
   }
 
   override handleRequest<TUser>(err: unknown, user: TUser): TUser {
