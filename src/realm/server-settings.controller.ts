@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Public } from '../common/auth/decorators';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
 import { RealmService } from './realm.service';
 import { renderRealmDescription } from './realm-description';
@@ -43,7 +44,7 @@ export class ServerSettingsController {
       is_incompatible: /^ZulipInvalid\b/.test(String(req.headers['user-agent'] ?? '')),
       external_authentication_methods: [],
     };
-    const realm = await this.realms.realmForHost(req.headers.host);
+    const realm = await this.realmForHost(req.headers.host);
     if (realm) {
       const url = this.realms.realmUrl(realm);
       Object.assign(body, {
@@ -58,5 +59,15 @@ export class ServerSettingsController {
       });
     }
     return body;
+  }
+
+  /** As Zulip's api_get_server_settings: an unknown subdomain is a 400 here, not InvalidSubdomainError's 404. */
+  private async realmForHost(host: string | undefined) {
+    try {
+      return await this.realms.realmForHost(host);
+    } catch (err) {
+      if (err instanceof ZulipError && err.message === 'Invalid subdomain') throw Errors.badRequest('Invalid subdomain');
+      throw err;
+    }
   }
 }
