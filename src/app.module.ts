@@ -13,6 +13,7 @@ import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { dataSourceOptions } from './database/data-source-options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RegisterModule } from './register/register.module';
 import { UsersModule } from './users/users.module';
@@ -31,6 +32,7 @@ export class AppModule {
         UsersModule,
         RegisterModule,
         HealthModule,
+        PushModule,
       ],
       providers: [
         { provide: RATE_LIMITER, useValue: new RateLimiter(config.rateLimit, new InMemoryRateLimitStore()) },

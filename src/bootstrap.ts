@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { INestApplication, LogLevel } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { INestApplication, LogLevel, RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import express, { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
@@ -52,6 +53,27 @@ function installBodyParsing(app: NestExpressApplication, config: AppConfig): voi
   });
 }
 
+/**
+ * Zulip answers every successful request with 200, POST included; Nest's default for POST is 201.
+ * Set 200 on every handler that does not choose a code itself, before routes are registered.
+ */
+function defaultStatus200(app: INestApplication): void {
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const proto = (wrapper.metatype as { prototype?: object } | null)?.prototype;
+      if (!proto) continue;
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const handler = (proto as Record<string, unknown>)[name];
+        if (typeof handler !== 'function' || name === 'constructor') continue;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method !== undefined && Reflect.getMetadata(HTTP_CODE_METADATA, handler) === undefined) {
+          Reflect.defineMetadata(HTTP_CODE_METADATA, 200, handler);
+        }
+      }
+    }
+  }
+}
+
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
     bodyParser: false,
@@ -61,6 +83,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.set('query parser', 'simple');
   app.set('etag', false);
   installBodyParsing(app, config);
+  defaultStatus200(app);
   app.enableShutdownHooks();
   await app.init();
   captureRoutes(app.getHttpAdapter().getInstance() as Parameters<typeof captureRoutes>[0]);

@@ -1,5 +1,6 @@
 import { Initial1795273649453 } from './1795273649453-Initial';
 import { UsersGroupsProfileFields1795273944794 } from './1795273944794-UsersGroupsProfileFields';
+import { PushDeviceTokens1795273949745 } from './1795273949745-PushDeviceTokens';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
-export const MIGRATIONS = [Initial1795273649453, UsersGroupsProfileFields1795273944794];
+export const MIGRATIONS = [Initial1795273649453, UsersGroupsProfileFields1795273944794, PushDeviceTokens1795273949745];
