@@ -2,7 +2,7 @@ import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Public } from '../common/auth/decorators';
-import { Errors } from '../common/errors/zulip-error';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { Args } from '../common/http/params';
 import { RealmService } from '../realm/realm.service';
 import { DevFetchApiKeyArgs, FetchApiKeyArgs } from './dto/users.dto';
@@ -23,7 +23,11 @@ export class DevAuthController {
   @HttpCode(200)
   async devFetchApiKey(@Req() req: Request, @Args(DevFetchApiKeyArgs) args: DevFetchApiKeyArgs) {
     if (this.config.mode !== 'development') throw Errors.badRequest('Endpoint not available in production.');
-    const realm = await this.realms.realmForHost(req.headers.host);
+    // Zulip checks the email's format before the subdomain: an unknown subdomain is reported later.
+    const realm = await this.realms.realmForHost(req.headers.host).catch((err: unknown) => {
+      if (err instanceof ZulipError && err.message === 'Invalid subdomain') return undefined;
+      throw err;
+    });
     return this.users.devFetchApiKey(realm, args.username);
   }
 

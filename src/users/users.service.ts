@@ -30,6 +30,9 @@ export interface CreateUserInput {
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+const authenticationFailed = () =>
+  new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
+
 export function isValidEmail(email: string): boolean {
   return email.length <= 254 && EMAIL_RE.test(email);
 }
@@ -116,30 +119,44 @@ export class UsersService {
     return this.users.findByEmailInRealm(realmId, email);
   }
 
-  /** POST /dev_fetch_api_key (development mode only; the controller checks the mode). */
+  /**
+   * POST /dev_fetch_api_key (development mode only; the controller checks the mode), in the order
+   * of Zulip's api_dev_fetch_api_key: email format, realm, then the account.
+   */
   async devFetchApiKey(realm: Realm | undefined, username: string): Promise<Record<string, unknown>> {
-    if (!isValidEmail(username.trim())) throw Errors.badRequest('Enter a valid email address.');
+    const email = username.trim();
+    if (!isValidEmail(email)) throw Errors.badRequest('Enter a valid email address.');
     if (!realm) throw Errors.invalidSubdomain();
-    const user = await this.users.findByEmailInRealm(realm.id, username.trim());
-    if (!user) throw new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
-    if (realm.deactivated) {
-      throw new ZulipError('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
+    const user = await this.users.findByEmailInRealm(realm.id, email);
+    if (!user) {
+      // An account in another realm: Zulip's `invalid_subdomain` (common_get_active_user).
+      if ((await this.users.findAllByEmail(email)).length > 0) throw Errors.invalidSubdomain();
+      throw authenticationFailed();
     }
-    if (!user.isActive) throw new ZulipError('Account is deactivated', 'USER_DEACTIVATED', 401);
+    this.checkAccountActive(realm, user);
     return { api_key: this.apiKeyOf(user), email: user.deliveryEmail, user_id: user.id };
   }
 
-  /** POST /fetch_api_key: email + password. */
+  /**
+   * POST /fetch_api_key: email + password, in the order of Zulip's api_fetch_api_key and
+   * EmailAuthBackend (a deactivated account is reported before the password is checked).
+   */
   async fetchApiKey(realm: Realm | undefined, username: string, password: string): Promise<Record<string, unknown>> {
     if (!realm) throw Errors.invalidSubdomain();
-    const user = await this.users.findByEmailInRealm(realm.id, username.trim());
-    const ok = user ? await verifyPassword(password, user.passwordHash) : await verifyPassword(password, null);
-    if (!user || !ok) throw new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
-    if (realm.deactivated) {
-      throw new ZulipError('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
-    }
-    if (!user.isActive) throw new ZulipError('Account is deactivated', 'USER_DEACTIVATED', 401);
+    const email = username.trim();
+    if (!isValidEmail(email)) throw Errors.badRequest('Enter a valid email address.');
+    if (!password) throw authenticationFailed();
+    const user = await this.users.findByEmailInRealm(realm.id, email);
+    if (user) this.checkAccountActive(realm, user);
+    const ok = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!user || !ok) throw authenticationFailed();
     return { api_key: this.apiKeyOf(user), email: user.deliveryEmail, user_id: user.id };
+  }
+
+  /** Zulip's is_user_active: a deactivated user first, then a deactivated realm. */
+  private checkAccountActive(realm: Realm, user: UserProfile): void {
+    if (!user.isActive) throw new ZulipError('Account is deactivated', 'USER_DEACTIVATED', 401);
+    if (realm.deactivated) throw new ZulipError('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
   }
 
   async listUsers(
