@@ -28,6 +28,49 @@ function parseNarrow(raw: unknown[]): Array<[string, string]> {
   });
 }
 
+/**
+ * The user settings sent at the top level of /register to clients without the
+ * `user_settings_object` capability (Zulip's display_settings_legacy and
+ * notification_settings_legacy, frozen at feature level 89); newer settings are only in
+ * `user_settings`.
+ */
+const LEGACY_TOP_LEVEL_USER_SETTINGS = [
+  'color_scheme',
+  'default_language',
+  'web_home_view',
+  'demote_inactive_streams',
+  'emojiset',
+  'enable_drafts_synchronization',
+  'enter_sends',
+  'fluid_layout_width',
+  'high_contrast_mode',
+  'left_side_userlist',
+  'starred_message_counts',
+  'translate_emoticons',
+  'twenty_four_hour_time',
+  'desktop_icon_count_display',
+  'email_notifications_batching_period_seconds',
+  'enable_desktop_notifications',
+  'enable_digest_emails',
+  'enable_login_emails',
+  'enable_marketing_emails',
+  'enable_offline_email_notifications',
+  'enable_offline_push_notifications',
+  'enable_online_push_notifications',
+  'enable_sounds',
+  'enable_stream_audible_notifications',
+  'enable_stream_desktop_notifications',
+  'enable_stream_email_notifications',
+  'enable_stream_push_notifications',
+  'message_content_in_email_notifications',
+  'notification_sound',
+  'pm_content_in_desktop_notifications',
+  'presence_enabled',
+  'realm_name_in_email_notifications_policy',
+  'receives_typing_notifications',
+  'wildcard_mentions_notify',
+] as const;
+
 /** POST /register: allocates an event queue and returns the initial state the client asked for. */
 @Injectable()
 export class RegisterService {
@@ -85,7 +128,11 @@ export class RegisterService {
         ],
       };
       if (capabilities.user_settings_object) state.user_settings = { ...settings, ...extras };
-      else Object.assign(state, settings, extras);
+      else {
+        // Legacy clients get only the settings that existed before user_settings_object.
+        for (const name of LEGACY_TOP_LEVEL_USER_SETTINGS) state[name] = settings[name];
+        Object.assign(state, { timezone: settings.timezone }, extras);
+      }
     }
     if (want('realm_user_settings_defaults')) {
       const defaults = pickUserSettings(await this.realms.userDefaults(realm.id));
