@@ -4,11 +4,16 @@ import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-pro
 import { NavigationView } from '../users/navigation-view.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
+import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
+import { Subscription } from '../channels/subscription.entity';
+import { UserTopic } from '../channels/user-topic.entity';
+import { ChannelFolder } from '../channels/channel-folder.entity';
+import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
 /** Every entity, listed explicitly (no glob discovery). */
-export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership, CustomProfileField, CustomProfileFieldValue, NavigationView, PushDeviceToken];
+export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership, CustomProfileField, CustomProfileFieldValue, NavigationView, PushDeviceToken, Recipient, Stream, DefaultStream, Subscription, UserTopic, ChannelFolder];
 
 // Foreign keys, declared in one place so entity files need not import each other.
 foreignKey(RealmUserDefault, 'realm_id', () => Realm);
@@ -38,3 +43,28 @@ foreignKey(CustomProfileFieldValue, 'user_profile_id', () => UserProfile);
 foreignKey(CustomProfileFieldValue, 'field_id', () => CustomProfileField);
 foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
 foreignKey(PushDeviceToken, 'user_id', () => UserProfile);
+// Channels (src/channels).
+foreignKey(Stream, 'realm_id', () => Realm);
+foreignKey(Stream, 'creator_id', () => UserProfile, 'SET NULL', true);
+foreignKey(Stream, 'recipient_id', () => Recipient, 'SET NULL', true);
+foreignKey(Stream, 'folder_id', () => ChannelFolder, 'SET NULL', true);
+for (const setting of CHANNEL_GROUP_SETTING_NAMES) {
+  foreignKey(Stream, setting, () => UserGroup, 'RESTRICT');
+}
+foreignKey(DefaultStream, 'realm_id', () => Realm);
+foreignKey(DefaultStream, 'stream_id', () => Stream);
+foreignKey(Subscription, 'user_profile_id', () => UserProfile);
+foreignKey(Subscription, 'recipient_id', () => Recipient);
+foreignKey(UserTopic, 'user_profile_id', () => UserProfile);
+foreignKey(UserTopic, 'stream_id', () => Stream);
+foreignKey(UserTopic, 'recipient_id', () => Recipient);
+foreignKey(ChannelFolder, 'realm_id', () => Realm);
+foreignKey(ChannelFolder, 'creator_id', () => UserProfile, 'SET NULL', true);
+for (const column of [
+  'moderation_request_channel_id',
+  'new_stream_announcements_stream_id',
+  'signup_announcements_stream_id',
+  'zulip_update_announcements_stream_id',
+]) {
+  foreignKey(Realm, column, () => Stream, 'SET NULL', true);
+}
