@@ -4,6 +4,7 @@
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { EventsService } from '../../../src/events/events.service';
+import { RealmService } from '../../../src/realm/realm.service';
 
 const HAMLET = 'hamlet@zulip.com';
 const IAGO = 'iago@zulip.com';
@@ -37,6 +38,24 @@ describe('POST /register', () => {
   });
   afterAll(() => t.close());
 
+  /** Sends `event` to Hamlet's queues now (no transaction), and lets delivery finish. */
+  const deliver = async (event: { type: string } & Record<string, unknown>, customize?: Parameters<EventsService['sendOnCommit']>[3]) => {
+    const realm = (await t.app.get(RealmService).findByStringId('zulip'))!;
+    t.app.get(EventsService).sendOnCommit(realm.id, event, [10], customize);
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  /** The events waiting in one of Hamlet's queues. */
+  const pending = async (queueId: string) => {
+    const res = await t
+      .http()
+      .get('/api/v1/events')
+      .auth(...(await t.auth(HAMLET)))
+      .query({ queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
+    expect(res.status).toBe(200);
+    return res.body.events as Array<Record<string, unknown>>;
+  };
+
   const register = async (as: string, params: Record<string, string> = {}) =>
     t
       .http()
@@ -57,11 +76,17 @@ describe('POST /register', () => {
       expectRegisterMatchesOpenApi(body);
     });
 
-    it('allocates a queue and starts at last_event_id -1', () => {
+    it('allocates a queue and starts at last_event_id -1', async () => {
       expect(body).toMatchObject({ result: 'success', msg: '', last_event_id: -1 });
       expect(body.queue_id).toEqual(expect.any(String));
-      expect(t.app.get(EventsService).registry.get(body.queue_id as string)).toBeDefined();
       expect(body).not.toHaveProperty('ignored_parameters_unsupported');
+      const poll = await t
+        .http()
+        .get('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)))
+        .query({ queue_id: body.queue_id as string, last_event_id: '-1', dont_block: 'true' });
+      expect(poll.status).toBe(200);
+      expect(poll.body.events).toEqual([]);
     });
 
     it('gives the feature level and version under both spellings', () => {
@@ -225,17 +250,16 @@ describe('POST /register', () => {
     it('event_types limits what the queue receives; fetch_event_types does not', async () => {
       const res = await register(HAMLET, { event_types: '["message"]', fetch_event_types: '["realm"]' });
       expect(res.body.realm_name).toBe('Zulip Dev');
-      const queue = t.app.get(EventsService).registry.get(res.body.queue_id as string)!;
-      expect(queue.wants('message')).toBe(true);
-      expect(queue.wants('realm')).toBe(false);
-      expect(queue.wants('heartbeat')).toBe(true);
+      await deliver({ type: 'realm', op: 'update', property: 'name', value: 'x' });
+      await deliver({ type: 'message', n: 1 });
+      expect(await pending(res.body.queue_id as string)).toEqual([{ type: 'message', n: 1, id: 0 }]);
     });
 
     it('a queue without event_types receives everything', async () => {
       const res = await register(HAMLET, { fetch_event_types: '[]' });
-      const queue = t.app.get(EventsService).registry.get(res.body.queue_id as string)!;
-      expect(queue.wants('message')).toBe(true);
-      expect(queue.wants('anything')).toBe(true);
+      await deliver({ type: 'realm', op: 'update', property: 'name', value: 'x' });
+      await deliver({ type: 'anything' });
+      expect((await pending(res.body.queue_id as string)).map((e) => e.type)).toEqual(['realm', 'anything']);
     });
   });
 
@@ -249,8 +273,12 @@ describe('POST /register', () => {
       client_capabilities: '{"empty_topic_name": true}',
     });
     expect(res.status).toBe(200);
-    const queue = t.app.get(EventsService).registry.get(res.body.queue_id as string)!;
-    expect(queue.options).toMatchObject({
+    const seen = new Map<string, unknown>();
+    await deliver({ type: 'probe' }, (queue) => {
+      seen.set(queue.id, queue.options);
+      return { type: 'probe' };
+    });
+    expect(seen.get(res.body.queue_id as string)).toMatchObject({
       userId: 10,
       applyMarkdown: true,
       clientGravatar: false,
