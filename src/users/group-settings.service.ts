@@ -1,12 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { isDbId } from '../database/ids';
 import { GroupSettingRule, SystemGroupName, SystemGroups } from '../realm/system-groups';
 import { UserGroup } from '../realm/user-group.entity';
 import { GroupMembershipRepository } from './group-membership.repository';
-import { Actor, guestMayHold, hasSystemGroupPermission } from './group-settings.policy';
+import {
+  GroupSettingChange,
+  GroupSettingValue,
+  groupSettingValuesEqual,
+  normalizeGroupSettingValue,
+  parseGroupSettingValue,
+} from './group-setting-values';
+import { Actor, hasPermissionForGroupSetting, hasSystemGroupPermission, guestMayHold } from './group-settings.policy';
 
-/** A group-setting value as the API sends and receives it. */
-export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+export type { GroupSettingValue, GroupSettingChange } from './group-setting-values';
+
+/** How a group setting may be set (realm, channel or user-group setting). */
+export type SettingRule = Pick<
+  GroupSettingRule,
+  'allowEveryone' | 'allowNobody' | 'allowOwners' | 'requireSystemGroup' | 'allowedSystemGroups'
+> & {
+  allowInternet?: boolean;
+};
 
 /**
  * Stores, validates and resolves group-setting values for every module: a named group id or an
@@ -17,88 +32,99 @@ export class GroupSettingsService {
   constructor(private readonly groups: GroupMembershipRepository) {}
 
   /**
-   * Validates `value` for `setting` (rules as Zulip's access_user_group_for_setting) and returns
-   * the id to store: the named group's id, role:nobody for an empty anonymous group, or a newly
-   * created anonymous group. Must run inside the caller's transaction.
+   * Validates `value` for `setting` (Zulip's parse_group_setting_value followed by
+   * access_user_group_for_setting) and returns the id to store: the named group's id,
+   * role:nobody for an empty value, or an anonymous group. When the setting currently holds an
+   * anonymous group (`currentGroupId`), that group is updated in place, as Zulip does.
+   * Must run inside the caller's transaction.
    */
   async parseForSetting(
     realmId: number,
     setting: string,
     value: unknown,
-    rule: Pick<GroupSettingRule, 'allowEveryone' | 'allowNobody' | 'allowOwners' | 'requireSystemGroup' | 'allowedSystemGroups'> & {
-      allowInternet?: boolean;
-    },
+    rule: SettingRule,
+    opts: { currentGroupId?: number | null } = {},
   ): Promise<number> {
-    if (typeof value === 'number' && Number.isInteger(value)) {
-      const group = await this.groups.findGroupInRealm(realmId, value);
+    const nobody = await this.systemGroupId(realmId, SystemGroups.NOBODY);
+    const normalized = normalizeGroupSettingValue(parseGroupSettingValue(setting, value), nobody);
+    if (typeof normalized === 'number') {
+      const group = await this.groups.findGroupInRealm(realmId, normalized);
       if (!group || group.name === null) throw Errors.badRequest('Invalid user group');
+      if (group.deactivated) throw Errors.badRequest('User group is deactivated.');
       this.checkNamedGroup(setting, group, rule);
       return group.id;
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) {
-      throw Errors.badRequest(`${setting} is not a dict`);
+    if (rule.requireSystemGroup) throw this.systemGroupRequired(setting);
+    const members = normalized.direct_members;
+    const subgroups = normalized.direct_subgroups;
+    const active = new Set(await this.groups.activeUserIdsInRealm(realmId, members));
+    for (const id of members) if (!active.has(id)) throw Errors.badRequest(`Invalid user ID: ${id}`);
+    const found = new Map((await this.groups.findGroupsInRealm(realmId, subgroups)).map((g) => [g.id, g]));
+    for (const id of subgroups) {
+      const g = found.get(id);
+      if (!g || g.name === null) throw Errors.badRequest(`Invalid user group ID: ${id}`);
     }
-    const obj = value as Record<string, unknown>;
-    for (const key of Object.keys(obj)) {
-      if (key !== 'direct_members' && key !== 'direct_subgroups') {
-        throw Errors.badRequest(`Argument "${key}" at ${setting} is unexpected`);
-      }
-    }
-    const members = this.intList(setting, 'direct_members', obj.direct_members);
-    const subgroups = this.intList(setting, 'direct_subgroups', obj.direct_subgroups);
-    if (rule.requireSystemGroup) {
-      throw new ZulipError(`'${setting}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED');
+    for (const id of subgroups) {
+      if (found.get(id)!.deactivated) throw Errors.badRequest('User group is deactivated.');
     }
     const uniqMembers = [...new Set(members)].sort((a, b) => a - b);
     const uniqSubgroups = [...new Set(subgroups)].sort((a, b) => a - b);
-    const found = await this.groups.findGroupsInRealm(realmId, uniqSubgroups);
-    for (const id of uniqSubgroups) {
-      const g = found.find((x) => x.id === id);
-      if (!g || g.name === null) throw Errors.badRequest(`Invalid user group ID: ${id}`);
-    }
-    const active = new Set(await this.groups.activeUserIdsInRealm(realmId, uniqMembers));
-    for (const id of uniqMembers) if (!active.has(id)) throw Errors.badRequest(`Invalid user ID: ${id}`);
-    if (uniqMembers.length === 0 && uniqSubgroups.length === 1) {
-      const g = found[0];
-      this.checkNamedGroup(setting, g, rule);
-      return g.id;
-    }
-    if (uniqMembers.length === 0 && uniqSubgroups.length === 0) {
-      const nobody = await this.systemGroupId(realmId, SystemGroups.NOBODY);
-      if (!rule.allowNobody) this.forbidden(setting, SystemGroups.NOBODY);
-      return nobody;
+    const current = opts.currentGroupId;
+    if (current !== undefined && current !== null && (await this.isAnonymous(realmId, current))) {
+      await this.groups.setGroupMembership(current, uniqMembers, uniqSubgroups);
+      return current;
     }
     return this.groups.insertAnonymousGroup(realmId, uniqMembers, uniqSubgroups);
   }
 
-  private intList(setting: string, key: string, v: unknown): number[] {
-    if (v === undefined) throw Errors.badRequest(`${setting}["${key}"] field is missing: Field required`);
-    if (!Array.isArray(v)) throw Errors.badRequest(`${setting}["${key}"] is not a list`);
-    v.forEach((x, i) => {
-      if (typeof x !== 'number' || !Number.isInteger(x)) {
-        throw Errors.badRequest(`${setting}["${key}"][${i}] is not an integer`);
+  /**
+   * For PATCH endpoints (`{new, old}`): EXPECTATION_MISMATCH when `old` is given and differs
+   * from the current value; returns the normalized new value when it differs from the current
+   * one, or undefined when there is nothing to change (Zulip's validate_group_setting_value_change).
+   */
+  async changeFor(
+    realmId: number,
+    change: GroupSettingChange,
+    currentGroupId: number,
+  ): Promise<{ next: GroupSettingValue; current: GroupSettingValue } | undefined> {
+    const nobody = await this.systemGroupId(realmId, SystemGroups.NOBODY);
+    const next = normalizeGroupSettingValue(change.new, nobody);
+    const current = await this.valueForApi(realmId, currentGroupId);
+    if (change.old !== undefined) {
+      const expected = normalizeGroupSettingValue(change.old, nobody);
+      if (!groupSettingValuesEqual(expected, current)) {
+        throw new ZulipError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
       }
-    });
-    return v as number[];
+    }
+    if (groupSettingValuesEqual(current, next)) return undefined;
+    return { next, current };
   }
 
-  private checkNamedGroup(
-    setting: string,
-    group: UserGroup,
-    rule: Pick<GroupSettingRule, 'allowEveryone' | 'allowNobody' | 'allowOwners' | 'requireSystemGroup' | 'allowedSystemGroups'> & {
-      allowInternet?: boolean;
-    },
-  ): void {
-    if (group.isSystemGroup) {
-      const name = group.name as SystemGroupName;
-      if (name === SystemGroups.INTERNET && !rule.allowInternet) this.forbidden(setting, name);
-      if (name === SystemGroups.EVERYONE && !rule.allowEveryone) this.forbidden(setting, name);
-      if (name === SystemGroups.NOBODY && !rule.allowNobody) this.forbidden(setting, name);
-      if (name === SystemGroups.OWNERS && rule.allowOwners === false) this.forbidden(setting, name);
-      if (rule.allowedSystemGroups && !rule.allowedSystemGroups.includes(name)) this.forbidden(setting, name);
-    } else if (rule.requireSystemGroup) {
-      throw new ZulipError(`'${setting}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED');
-    }
+  /** After a setting moved away from an anonymous group, that group is no longer used anywhere. */
+  async dropIfAnonymous(realmId: number, oldGroupId: number, newGroupId: number): Promise<void> {
+    if (oldGroupId === newGroupId) return;
+    if (await this.isAnonymous(realmId, oldGroupId)) await this.groups.deleteAnonymousGroup(oldGroupId);
+  }
+
+  private async isAnonymous(realmId: number, groupId: number): Promise<boolean> {
+    const g = await this.groups.findGroupInRealm(realmId, groupId);
+    return g !== null && g.name === null;
+  }
+
+  private systemGroupRequired(setting: string): ZulipError {
+    return new ZulipError(`'${setting}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED');
+  }
+
+  /** Zulip's check_setting_configuration_for_system_groups, in its order. */
+  private checkNamedGroup(setting: string, group: UserGroup, rule: SettingRule): void {
+    if (rule.requireSystemGroup && !group.isSystemGroup) throw this.systemGroupRequired(setting);
+    if (!group.isSystemGroup) return;
+    const name = group.name as SystemGroupName;
+    if (name === SystemGroups.INTERNET && !rule.allowInternet) this.forbidden(setting, name);
+    if (name === SystemGroups.NOBODY && !rule.allowNobody) this.forbidden(setting, name);
+    if (name === SystemGroups.EVERYONE && !rule.allowEveryone) this.forbidden(setting, name);
+    if (name === SystemGroups.OWNERS && rule.allowOwners === false) this.forbidden(setting, name);
+    if (rule.allowedSystemGroups && !rule.allowedSystemGroups.includes(name)) this.forbidden(setting, name);
   }
 
   private forbidden(setting: string, groupName: string): never {
@@ -146,16 +172,19 @@ export class GroupSettingsService {
 
   /**
    * Does `actor` hold the permission stored as `groupId`? Guests are refused settings that may
-   * not be role:everyone; system groups are answered from the role; others by recursive membership.
+   * not be role:everyone; system groups are answered from the role; other groups (named or
+   * anonymous) by their nested membership.
    */
   async hasPermission(realmId: number, actor: Actor, groupId: number, settingAllowsEveryone: boolean): Promise<boolean> {
     if (!actor.isActive) return false;
     if (!guestMayHold(actor, settingAllowsEveryone)) return false;
+    if (!isDbId(groupId)) return false;
     const system = await this.systemGroupIds(realmId);
     for (const [name, id] of system) {
       if (id === groupId) return hasSystemGroupPermission(actor, name);
     }
-    return this.groups.isRecursiveMember(groupId, actor.id);
+    const graph = await this.groups.loadGroupGraph([groupId]);
+    return hasPermissionForGroupSetting(actor, groupId, graph, settingAllowsEveryone);
   }
 
   recursiveMemberIds(groupId: number): Promise<number[]> {
