@@ -1,11 +1,24 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { CustomProfileFieldsController } from './custom-profile-fields.controller';
+import { CustomProfileFieldsRepository } from './custom-profile-fields.repository';
+import { CustomProfileFieldsService } from './custom-profile-fields.service';
+import { RealmUserDefaultsController } from './realm-user-defaults.controller';
+import { RealmUserDefaultsService } from './realm-user-defaults.service';
 import { RealmRepository } from './realm.repository';
 import { RealmService } from './realm.service';
 import { ServerSettingsController } from './server-settings.controller';
 
 @Module({
-  providers: [RealmRepository, RealmService],
-  controllers: [ServerSettingsController],
-  exports: [RealmService],
+  imports: [EventsModule],
+  providers: [
+    RealmRepository,
+    RealmService,
+    CustomProfileFieldsRepository,
+    CustomProfileFieldsService,
+    RealmUserDefaultsService,
+  ],
+  controllers: [ServerSettingsController, CustomProfileFieldsController, RealmUserDefaultsController],
+  exports: [RealmService, CustomProfileFieldsService],
 })
 export class RealmModule {}

@@ -5,7 +5,7 @@ import { currentManager } from '../database/transaction';
 import { Realm, RealmUserDefault } from './realm.entity';
 import { GroupGroupMembership, UserGroup } from './user-group.entity';
 import { SYSTEM_GROUP_CHAIN, SYSTEM_GROUP_DESCRIPTIONS, SystemGroupName, SystemGroups } from './system-groups';
-import { UserSettingsValues } from './user-settings';
+import { USER_SETTING_DEFS, UserSettingName, UserSettingsValues } from './user-settings';
 
 @Injectable()
 export class RealmRepository {
@@ -84,5 +84,19 @@ export class RealmRepository {
 
   async ping(): Promise<void> {
     await this.dataSource.query('SELECT 1');
+  }
+
+  /** Sets one default of new users' settings (the name comes from the settings table). */
+  async updateUserDefault(realmId: number, name: UserSettingName, value: unknown): Promise<void> {
+    if (!(name in USER_SETTING_DEFS)) throw new Error(`unknown user setting ${name}`);
+    await this.em.query(`UPDATE realm_user_default SET "${name}" = $1 WHERE realm_id = $2`, [value, realmId]);
+  }
+
+  /** Recipients of realm-wide events: the realm's active users. */
+  async activeUserIds(realmId: number): Promise<number[]> {
+    const rows = (await this.em.query(`SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`, [
+      realmId,
+    ])) as Array<{ id: number }>;
+    return rows.map((r) => r.id);
   }
 }

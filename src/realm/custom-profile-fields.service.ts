@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Errors } from '../common/errors/zulip-error';
+import { runInTransaction } from '../database/transaction';
+import { EventsService } from '../events/events.service';
+import { CustomProfileField } from './custom-profile-field.entity';
+import { CustomProfileFieldsRepository } from './custom-profile-fields.repository';
+import {
+  customProfileFieldDict,
+  DEFAULT_EXTERNAL_ACCOUNTS,
+  FieldData,
+  FieldType,
+  isDefaultExternalField,
+  storedFieldData,
+  validateCustomProfileField,
+} from './custom-profile-fields.policy';
+
+export interface CreateFieldInput {
+  name: string;
+  hint: string;
+  fieldType: number;
+  fieldData?: FieldData;
+  displayInProfileSummary: boolean;
+  required: boolean;
+  editableByUser: boolean;
+}
+
+export interface UpdateFieldInput {
+  name?: string;
+  hint?: string;
+  fieldData?: FieldData;
+  displayInProfileSummary?: boolean;
+  required?: boolean;
+  editableByUser?: boolean;
+}
+
+const MAX_SUMMARY_FIELDS = 2;
+
+function parseStoredData(field: CustomProfileField): FieldData {
+  if (!field.fieldData) return {};
+  try {
+    const parsed = JSON.parse(field.fieldData) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as FieldData) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Custom profile field definitions (zerver/views/custom_profile_fields.py and
+ * zerver/actions/custom_profile_fields.py). Every change sends the realm's full field list in a
+ * `custom_profile_fields` event.
+ */
+@Injectable()
+export class CustomProfileFieldsService {
+  constructor(
+    private readonly fields: CustomProfileFieldsRepository,
+    private readonly events: EventsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async listForApi(realmId: number): Promise<Record<string, unknown>[]> {
+    return (await this.fields.listForRealm(realmId)).map(customProfileFieldDict);
+  }
+
+  listFields(realmId: number): Promise<CustomProfileField[]> {
+    return this.fields.listForRealm(realmId);
+  }
+
+  findField(realmId: number, id: number): Promise<CustomProfileField | null> {
+    return this.fields.findInRealm(realmId, id);
+  }
+
+  private summaryLimitError() {
+    return Errors.badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+  }
+
+  async createField(realmId: number, input: CreateFieldInput): Promise<number> {
+    const fieldData = input.fieldData ?? {};
+    return runInTransaction(this.dataSource, async () => {
+      if (input.displayInProfileSummary && (await this.fields.countSummaryFields(realmId)) >= MAX_SUMMARY_FIELDS) {
+        throw this.summaryLimitError();
+      }
+      validateCustomProfileField(input.name, input.hint, input.fieldType, fieldData, input.displayInProfileSummary);
+      let values: Partial<CustomProfileField>;
+      if (isDefaultExternalField(input.fieldType, fieldData)) {
+        const subtype = fieldData.subtype as string;
+        const def = DEFAULT_EXTERNAL_ACCOUNTS[subtype];
+        values = {
+          name: def.name,
+          hint: def.hint,
+          fieldType: FieldType.EXTERNAL_ACCOUNT,
+          fieldData: JSON.stringify({ subtype }),
+        };
+      } else {
+        values = {
+          name: input.name,
+          hint: input.hint,
+          fieldType: input.fieldType,
+          fieldData: storedFieldData(input.fieldType, fieldData),
+        };
+      }
+      if (await this.fields.findByName(realmId, values.name!)) {
+        throw Errors.badRequest('A field with that label already exists.');
+      }
+      const field = await this.fields.insert({
+        ...values,
+        realmId,
+        displayInProfileSummary: input.displayInProfileSummary,
+        required: input.required,
+        editableByUser: input.editableByUser,
+      });
+      await this.notify(realmId);
+      return field.id;
+    });
+  }
+
+  async updateField(realmId: number, fieldId: number, input: UpdateFieldInput): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const field = await this.fields.findInRealm(realmId, fieldId);
+      if (!field) throw Errors.badRequest(`Field id ${fieldId} not found.`);
+      if (
+        input.displayInProfileSummary === true &&
+        (await this.fields.countSummaryFields(realmId, field.id)) >= MAX_SUMMARY_FIELDS
+      ) {
+        throw this.summaryLimitError();
+      }
+      const stored = parseStoredData(field);
+      if (field.fieldType === FieldType.EXTERNAL_ACCOUNT && isDefaultExternalField(field.fieldType, stored)) {
+        const changesMore =
+          (input.name !== undefined && input.name !== field.name) ||
+          (input.hint !== undefined && input.hint !== field.hint) ||
+          (input.fieldData !== undefined && JSON.stringify(input.fieldData) !== JSON.stringify(stored));
+        if (changesMore) throw Errors.badRequest('Default custom field cannot be updated.');
+      }
+      validateCustomProfileField(
+        input.name ?? field.name,
+        input.hint ?? field.hint,
+        field.fieldType,
+        input.fieldData ?? stored,
+        input.displayInProfileSummary ?? field.displayInProfileSummary,
+      );
+      const values: Partial<CustomProfileField> = {};
+      if (input.name !== undefined) values.name = input.name;
+      if (input.hint !== undefined) values.hint = input.hint;
+      if (input.required !== undefined) values.required = input.required;
+      if (input.editableByUser !== undefined) values.editableByUser = input.editableByUser;
+      if (input.displayInProfileSummary !== undefined) values.displayInProfileSummary = input.displayInProfileSummary;
+      if (field.fieldType === FieldType.SELECT || field.fieldType === FieldType.EXTERNAL_ACCOUNT) {
+        if (input.fieldData !== undefined && field.fieldType === FieldType.SELECT) {
+          const removed = Object.keys(stored).filter((k) => !(k in input.fieldData!));
+          await this.fields.deleteValuesIn(field.id, removed);
+        }
+        if (input.fieldData !== undefined || field.fieldData === '') {
+          values.fieldData = JSON.stringify(input.fieldData ?? {});
+        }
+      }
+      if (values.name !== undefined && values.name !== field.name) {
+        const clash = await this.fields.findByName(realmId, values.name);
+        if (clash && clash.id !== field.id) throw Errors.badRequest('A field with that label already exists.');
+      }
+      if (Object.keys(values).length > 0) await this.fields.update(field.id, values);
+      await this.notify(realmId);
+    });
+  }
+
+  async deleteField(realmId: number, fieldId: number): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const field = await this.fields.findInRealm(realmId, fieldId);
+      if (!field) throw Errors.badRequest(`Field id ${fieldId} not found.`);
+      await this.fields.delete(field.id);
+      await this.notify(realmId);
+    });
+  }
+
+  /** PATCH /realm/profile_fields: every field of the realm must appear in `order`. */
+  async reorderFields(realmId: number, order: number[]): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const position = new Map<number, number>();
+      order.forEach((id, i) => position.set(id, i));
+      const all = await this.fields.listForRealm(realmId);
+      for (const field of all) if (!position.has(field.id)) throw Errors.badRequest('Invalid order mapping.');
+      for (const field of all) await this.fields.update(field.id, { order: position.get(field.id)! });
+      await this.notify(realmId);
+    });
+  }
+
+  private async notify(realmId: number): Promise<void> {
+    const fields = await this.listForApi(realmId);
+    this.events.sendOnCommit(realmId, { type: 'custom_profile_fields', fields }, await this.fields.activeUserIds(realmId));
+  }
+}
