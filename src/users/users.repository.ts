@@ -90,4 +90,33 @@ export class UsersRepository {
     if (ids.length === 0) return Promise.resolve([]);
     return this.em.find(UserGroup, { where: { realmId, id: In(ids) } });
   }
+
+  /** The realm's active users (recipients of realm-wide events), with their roles. */
+  async activeUsersInRealm(realmId: number): Promise<Array<{ id: number; role: number }>> {
+    return (await this.em.query(`SELECT id, role FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`, [
+      realmId,
+    ])) as Array<{ id: number; role: number }>;
+  }
+
+  /** Active human owners of the realm (Realm.get_human_owner_users). */
+  async humanOwnerIds(realmId: number): Promise<number[]> {
+    const rows = (await this.em.query(
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active AND NOT is_bot AND role = 100 ORDER BY id`,
+      [realmId],
+    )) as Array<{ id: number }>;
+    return rows.map((r) => r.id);
+  }
+
+  async activeBotsOwnedBy(userId: number): Promise<UserProfile[]> {
+    return this.em.find(UserProfile, { where: { botOwnerId: userId, isBot: true, isActive: true }, order: { id: 'ASC' } });
+  }
+
+  async lockUser(realmId: number, id: number): Promise<UserProfile | null> {
+    if (!isDbId(id)) return null;
+    return this.em
+      .createQueryBuilder(UserProfile, 'u')
+      .setLock('pessimistic_write')
+      .where('u.realm_id = :realmId AND u.id = :id', { realmId, id })
+      .getOne();
+  }
 }

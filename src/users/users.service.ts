@@ -11,7 +11,8 @@ import { generateApiKey, hashPassword, verifyPassword } from './api-keys';
 import { AuthService } from './auth.service';
 import { GroupSettingsService } from './group-settings.service';
 import { UserProfile } from './user.entity';
-import { userDict } from './user-format';
+import { canSeeDeliveryEmail, userDict } from './user-format';
+import { ProfileDataService } from './profile-data.service';
 import { UsersRepository } from './users.repository';
 
 export interface CreateUserInput {
@@ -26,6 +27,19 @@ export interface CreateUserInput {
   settings?: Partial<UserSettingsValues>;
   canCreateUsers?: boolean;
   canChangeUserEmails?: boolean;
+  /** '-1' (TOS_VERSION_BEFORE_FIRST_LOGIN) for users created through the API. */
+  tosVersion?: string | null;
+}
+
+export interface AccessUserOptions {
+  allowDeactivated?: boolean;
+  allowBots?: boolean;
+  forAdmin: boolean;
+}
+
+/** UserProfile.can_admin_user: administrators administer everyone; owners of bots their bots. */
+export function canAdminUser(viewer: Pick<UserProfile, 'id' | 'role'>, target: Pick<UserProfile, 'botOwnerId'>): boolean {
+  return target.botOwnerId === viewer.id || viewer.role <= Role.ADMINISTRATOR;
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -44,6 +58,7 @@ export class UsersService {
     private readonly realms: RealmService,
     private readonly groupSettings: GroupSettingsService,
     private readonly auth: AuthService,
+    private readonly profileData: ProfileDataService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -73,6 +88,7 @@ export class UsersService {
         apiKeyCiphertext: this.auth.codec.encrypt(apiKey),
         canCreateUsers: input.canCreateUsers ?? false,
         canChangeUserEmails: input.canChangeUserEmails ?? false,
+        tosVersion: input.tosVersion ?? null,
         settings: { ...defaults, ...input.settings },
       });
       await this.syncRoleGroups(realm.id, id, role);
@@ -170,12 +186,15 @@ export class UsersService {
       for (const id of opts.userIds) if (!found.has(id)) throw Errors.badRequest('Invalid user ID: ' + id);
     }
     const host = this.realms.realmHost(realm);
+    const profiles = opts.includeCustomProfileFields
+      ? await this.profileData.profileDataByUser(realm.id, opts.userIds)
+      : undefined;
     return rows.map((u) =>
       userDict(u, {
         viewer,
         realmHost: host,
         clientGravatar: opts.clientGravatar,
-        profileData: opts.includeCustomProfileFields ? {} : undefined,
+        profileData: profiles ? (profiles.get(u.id) ?? {}) : undefined,
       }),
     );
   }
@@ -186,14 +205,87 @@ export class UsersService {
     userId: number,
     opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
   ): Promise<Record<string, unknown>> {
-    const user = await this.users.findByIdInRealm(realm.id, userId);
-    if (!user) throw Errors.badRequest('No such user');
+    const user = await this.accessUserById(viewer, realm, userId, {
+      allowDeactivated: true,
+      allowBots: true,
+      forAdmin: false,
+    });
+    return this.userDictFor(viewer, realm, user, opts);
+  }
+
+  /** GET /users/{email}: the target is found as access_user_by_email does. */
+  async getUserByEmail(
+    viewer: UserProfile,
+    realm: Realm,
+    email: string,
+    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
+  ): Promise<Record<string, unknown>> {
+    const user = await this.accessUserByEmail(viewer, realm, email, {
+      allowDeactivated: true,
+      allowBots: true,
+      forAdmin: false,
+    });
+    return this.userDictFor(viewer, realm, user, opts);
+  }
+
+  private async userDictFor(
+    viewer: UserProfile,
+    realm: Realm,
+    user: UserProfile,
+    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
+  ): Promise<Record<string, unknown>> {
+    const profile = opts.includeCustomProfileFields
+      ? ((await this.profileData.profileDataByUser(realm.id, [user.id])).get(user.id) ?? {})
+      : undefined;
     return userDict(user, {
       viewer,
       realmHost: this.realms.realmHost(realm),
       clientGravatar: opts.clientGravatar,
-      profileData: opts.includeCustomProfileFields ? {} : undefined,
+      profileData: profile,
     });
+  }
+
+  /**
+   * Zulip's access_user_by_id: "No such user" for ids outside the realm (and for bots unless
+   * allowed), "User is deactivated" unless allowed, and for administrative access the caller
+   * must be an administrator (or the bot's owner): "Insufficient permission".
+   */
+  async accessUserById(
+    viewer: UserProfile,
+    realm: Realm,
+    userId: number,
+    opts: AccessUserOptions,
+  ): Promise<UserProfile> {
+    const target = await this.users.findByIdInRealm(realm.id, userId);
+    if (!target) throw Errors.badRequest('No such user');
+    return this.accessUserCommon(viewer, target, opts);
+  }
+
+  /**
+   * Zulip's access_user_by_email: a dummy address `user<id>@<realm host>` is looked up by id;
+   * otherwise the real address, among users whose email the caller may see.
+   */
+  async accessUserByEmail(
+    viewer: UserProfile,
+    realm: Realm,
+    email: string,
+    opts: AccessUserOptions,
+  ): Promise<UserProfile> {
+    const host = this.realms.realmHost(realm).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const dummy = new RegExp(`^user(\\d+)@${host}$`).exec(email);
+    if (dummy) return this.accessUserById(viewer, realm, Number(dummy[1]), opts);
+    const target = await this.users.findByEmailInRealm(realm.id, email.trim());
+    if (!target || !canSeeDeliveryEmail(viewer.role, target.settings.email_address_visibility)) {
+      throw Errors.badRequest('No such user');
+    }
+    return this.accessUserCommon(viewer, target, opts);
+  }
+
+  private accessUserCommon(viewer: UserProfile, target: UserProfile, opts: AccessUserOptions): UserProfile {
+    if (target.isBot && !opts.allowBots) throw Errors.badRequest('No such user');
+    if (!target.isActive && !opts.allowDeactivated) throw Errors.badRequest('User is deactivated');
+    if (opts.forAdmin && !canAdminUser(viewer, target)) throw Errors.insufficientPermission();
+    return target;
   }
 
   async getOwnUser(user: UserProfile, realm: Realm): Promise<Record<string, unknown>> {
@@ -201,7 +293,7 @@ export class UsersService {
       viewer: user,
       realmHost: this.realms.realmHost(realm),
       clientGravatar: false,
-      profileData: {},
+      profileData: (await this.profileData.profileDataByUser(realm.id, [user.id])).get(user.id) ?? {},
     });
     dict.max_message_id = await this.users.maxMessageId();
     return dict;

@@ -1,5 +1,28 @@
-import { IsArray, IsBoolean, IsInt, IsString } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsString, MaxLength, ValidateBy } from 'class-validator';
+import { ZulipError } from '../../common/errors/zulip-error';
 import { Arg, OptionalArg } from '../../common/http/params';
+import { ROLE_CODES } from '../../realm/system-groups';
+import { parseProfileData } from '../profile-values.policy';
+
+/** `profile_data`: a list of `{id, value}` (parseProfileData gives Zulip's messages). */
+function IsProfileData(): PropertyDecorator {
+  const check = (value: unknown): string | undefined => {
+    try {
+      parseProfileData(value);
+      return undefined;
+    } catch (err) {
+      if (err instanceof ZulipError) return err.message;
+      throw err;
+    }
+  };
+  return ValidateBy({
+    name: 'isProfileData',
+    validator: {
+      validate: (value: unknown) => check(value) === undefined,
+      defaultMessage: (args) => check(args?.value) ?? 'Invalid profile_data',
+    },
+  });
+}
 
 export class GetUsersArgs {
   @OptionalArg({ default: true })
@@ -40,4 +63,33 @@ export class FetchApiKeyArgs {
   @Arg()
   @IsString()
   username: string;
+}
+
+const ROLE_MESSAGE = 'Invalid role: Value error, Not in the list of possible values';
+
+function IsRole(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isRole',
+    validator: { validate: (value: unknown) => ROLE_CODES.includes(value as number), defaultMessage: () => ROLE_MESSAGE },
+  });
+}
+
+/** PATCH /users/{user_id} and /users/{email}, parameters in Zulip's order. */
+export class UpdateUserArgs {
+  @OptionalArg({ json: false }) @IsString() full_name?: string;
+  @OptionalArg({ json: false }) @IsString() new_email?: string;
+  @OptionalArg({ json: true }) @IsProfileData() profile_data?: unknown;
+  @OptionalArg({ json: true }) @IsInt() @IsRole() role?: number;
+}
+
+/** DELETE /users/{user_id}. */
+export class DeactivateUserArgs {
+  @OptionalArg({ json: false }) @IsString() @MaxLength(2000) deactivation_notification_comment?: string;
+}
+
+/** POST /users. */
+export class CreateUserArgs {
+  @Arg() @IsString() email: string;
+  @Arg() @IsString() full_name: string;
+  @Arg() @IsString() password: string;
 }

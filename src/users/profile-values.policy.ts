@@ -1,0 +1,161 @@
+import { Errors } from '../common/errors/zulip-error';
+import { FieldType, isUrl } from '../realm/custom-profile-fields.policy';
+
+/** A value of profile_data in PATCH /users: a string, a list of user ids (person picker), or null. */
+export type ProfileValue = string | number[] | null;
+
+export interface ProfileDataEntry {
+  id: number;
+  value: ProfileValue;
+}
+
+const SHORT_TEXT_LIMIT = 50;
+const LONG_TEXT_LIMIT = 500;
+
+function checkString(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw Errors.badRequest(`${name} is not a string`);
+  return value;
+}
+
+function checkCapped(name: string, value: unknown, limit: number): string {
+  const s = checkString(name, value);
+  if ([...s].length > limit) throw Errors.badRequest(`${name} is too long (limit: ${limit} characters)`);
+  return s;
+}
+
+/** Python's strptime(value, "%Y-%m-%d"): a real calendar date. */
+export function isDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= days;
+}
+
+/**
+ * Validates a value for a field that is not a person picker (CustomProfileField.FIELD_VALIDATORS
+ * and validate_select_field), with the field's name in the messages. Returns the text to store.
+ */
+export function validateProfileValue(
+  field: { name: string; fieldType: number; fieldData: string },
+  value: unknown,
+): string {
+  const name = field.name;
+  switch (field.fieldType) {
+    case FieldType.SHORT_TEXT:
+    case FieldType.EXTERNAL_ACCOUNT:
+    case FieldType.PRONOUNS:
+      return checkCapped(name, value, SHORT_TEXT_LIMIT);
+    case FieldType.LONG_TEXT:
+      return checkCapped(name, value, LONG_TEXT_LIMIT);
+    case FieldType.DATE: {
+      const s = checkString(name, value);
+      if (!isDate(s)) throw Errors.badRequest(`${name} is not a date`);
+      return s;
+    }
+    case FieldType.URL: {
+      const s = checkString(name, value);
+      if (!isUrl(s)) throw Errors.badRequest(`${name} is not a URL`);
+      return s;
+    }
+    case FieldType.SELECT: {
+      const s = checkString(name, value);
+      let options: Record<string, unknown> = {};
+      try {
+        options = JSON.parse(field.fieldData || '{}') as Record<string, unknown>;
+      } catch {
+        options = {};
+      }
+      if (!Object.prototype.hasOwnProperty.call(options, s)) {
+        throw Errors.badRequest(`'${s}' is not a valid choice for '${name}'.`);
+      }
+      return s;
+    }
+    default:
+      throw Errors.badRequest('Invalid field type.');
+  }
+}
+
+/** check_list(check_int)("User IDs", value) of a person-picker value. */
+export function checkUserIdList(value: unknown): number[] {
+  if (!Array.isArray(value)) throw Errors.badRequest('User IDs is not a list');
+  value.forEach((v, i) => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) throw Errors.badRequest(`User IDs[${i}] is not an integer`);
+  });
+  return value as number[];
+}
+
+/** Shape of the `profile_data` parameter: a list of `{id: int, value: str | list[int] | null}`. */
+export function parseProfileData(raw: unknown): ProfileDataEntry[] {
+  if (!Array.isArray(raw)) throw Errors.badRequest('profile_data is not a list');
+  return raw.map((item, i) => {
+    const at = `profile_data[${i}]`;
+    if (!item || typeof item !== 'object' || Array.isArray(item)) throw Errors.badRequest(`${at} is not a dict`);
+    const obj = item as Record<string, unknown>;
+    if (!('id' in obj)) throw Errors.badRequest(`${at}["id"] field is missing: Field required`);
+    if (typeof obj.id !== 'number' || !Number.isInteger(obj.id)) throw Errors.badRequest(`${at}["id"] is not an integer`);
+    if (!('value' in obj)) throw Errors.badRequest(`${at}["value"] field is missing: Field required`);
+    const v = obj.value;
+    const ok =
+      v === null ||
+      typeof v === 'string' ||
+      (Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isInteger(x)));
+    if (!ok) throw Errors.badRequest(`${at}["value"] is not a string`);
+    for (const key of Object.keys(obj)) {
+      if (key !== 'id' && key !== 'value') throw Errors.badRequest(`Argument "${key}" at ${at} is unexpected`);
+    }
+    return { id: obj.id, value: v as ProfileValue };
+  });
+}
+
+/** A value that clears the field: null, "" or an empty list. */
+export function isEmptyProfileValue(value: ProfileValue): boolean {
+  return value === null || value.length === 0;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function inline(text: string): string {
+  return escapeHtml(text).replace(
+    /\bhttps?:\/\/[^\s<]+[^\s<.,:;"')\]]/g,
+    (url) => `<a href="${url}">${url}</a>`,
+  );
+}
+
+/**
+ * HTML of a text field's value. Zulip renders these with its Markdown processor; until the
+ * messaging module's renderer can be used from here, this covers what profile texts commonly
+ * hold: paragraphs, line breaks, bulleted lists and bare links, with everything else escaped.
+ */
+export function renderProfileText(text: string): string {
+  const blocks: string[] = [];
+  for (const chunk of text.replace(/\r\n?/g, '\n').split(/\n\s*\n/)) {
+    const lines = chunk.split('\n').filter((l) => l.trim() !== '');
+    let para: string[] = [];
+    let items: string[] = [];
+    const flushPara = () => {
+      if (para.length > 0) blocks.push(`<p>${para.map(inline).join('<br>\n')}</p>`);
+      para = [];
+    };
+    const flushList = () => {
+      if (items.length > 0) blocks.push(`<ul>\n${items.map((i) => `<li>${inline(i)}</li>`).join('\n')}\n</ul>`);
+      items = [];
+    };
+    for (const line of lines) {
+      const item = /^\s*[*+-]\s+(.*)$/.exec(line);
+      if (item) {
+        flushPara();
+        items.push(item[1]);
+      } else {
+        flushList();
+        para.push(line.trim());
+      }
+    }
+    flushPara();
+    flushList();
+  }
+  return blocks.join('\n');
+}

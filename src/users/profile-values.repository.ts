@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { dbIds } from '../database/ids';
+import { currentManager } from '../database/transaction';
+import { CustomProfileFieldValue } from '../realm/custom-profile-field.entity';
+
+export interface StoredProfileValue {
+  userId: number;
+  fieldId: number;
+  fieldType: number;
+  value: string;
+  renderedValue: string | null;
+}
+
+/** Users' values of custom profile fields. */
+@Injectable()
+export class ProfileValuesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  /** Values of the realm's users (all of them, or `userIds`), ordered by field order. */
+  async valuesInRealm(realmId: number, userIds?: number[]): Promise<StoredProfileValue[]> {
+    const rows = (await this.em.query(
+      `SELECT v.user_profile_id AS "userId", v.field_id AS "fieldId", f.field_type AS "fieldType",
+              v.value, v.rendered_value AS "renderedValue"
+         FROM custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id
+        WHERE f.realm_id = $1 AND ($2::int[] IS NULL OR v.user_profile_id = ANY($2::int[]))
+        ORDER BY v.user_profile_id, f."order", f.id`,
+      [realmId, userIds ? dbIds(userIds) : null],
+    )) as StoredProfileValue[];
+    return rows;
+  }
+
+  findValue(userId: number, fieldId: number): Promise<CustomProfileFieldValue | null> {
+    return this.em.findOne(CustomProfileFieldValue, { where: { userProfileId: userId, fieldId } });
+  }
+
+  async upsertValue(userId: number, fieldId: number, value: string, renderedValue: string | null): Promise<void> {
+    await this.em.query(
+      `INSERT INTO custom_profile_field_value (user_profile_id, field_id, value, rendered_value)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_profile_id, field_id) DO UPDATE SET value = EXCLUDED.value, rendered_value = EXCLUDED.rendered_value`,
+      [userId, fieldId, value, renderedValue],
+    );
+  }
+
+  async deleteValue(userId: number, fieldId: number): Promise<boolean> {
+    const rows = (await this.em.query(
+      `DELETE FROM custom_profile_field_value WHERE user_profile_id = $1 AND field_id = $2 RETURNING id`,
+      [userId, fieldId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** Users of the realm among `ids`, with their state (person-picker validation). */
+  async usersInRealm(realmId: number, ids: number[]): Promise<Array<{ id: number; isActive: boolean; isBot: boolean }>> {
+    if (ids.length === 0) return [];
+    return (await this.em.query(
+      `SELECT id, is_active AS "isActive", is_bot AS "isBot" FROM user_profile WHERE realm_id = $1 AND id = ANY($2::int[])`,
+      [realmId, dbIds(ids)],
+    )) as Array<{ id: number; isActive: boolean; isBot: boolean }>;
+  }
+}

@@ -1,0 +1,258 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { onCommit, runInTransaction } from '../database/transaction';
+import { EventsService } from '../events/events.service';
+import { Realm } from '../realm/realm.entity';
+import { RealmService } from '../realm/realm.service';
+import { Role, roleGroupsFor } from '../realm/system-groups';
+import { AuthService } from './auth.service';
+import { GroupMembershipRepository } from './group-membership.repository';
+import { GroupSettingsService } from './group-settings.service';
+import { ProfileDataService } from './profile-data.service';
+import { ProfileDataEntry } from './profile-values.policy';
+import { canSeeDeliveryEmail, EmailVisibility, gravatarUrl, userDict } from './user-format';
+import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
+import { UserProfile } from './user.entity';
+import { UsersRepository } from './users.repository';
+import { isValidEmail, UsersService } from './users.service';
+
+/** Who the target of PATCH /users is: by id or by email (access_user_by_id / _by_email). */
+export type UserRef = { id: number } | { email: string };
+
+export interface UpdateUserInput {
+  fullName?: string;
+  newEmail?: string;
+  profileData?: ProfileDataEntry[];
+  role?: number;
+}
+
+type Event = { type: string } & Record<string, unknown>;
+
+/**
+ * What administrators do to other users (zerver/views/users.py): update name, role, custom
+ * profile data and email; deactivate and reactivate; create users through the API.
+ */
+@Injectable()
+export class UserAdminService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly repository: UsersRepository,
+    private readonly groups: GroupMembershipRepository,
+    private readonly groupSettings: GroupSettingsService,
+    private readonly profileData: ProfileDataService,
+    private readonly realms: RealmService,
+    private readonly auth: AuthService,
+    private readonly events: EventsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  private access(auth: AuthContext, ref: UserRef, opts: { allowDeactivated: boolean; allowBots: boolean }) {
+    const options = { ...opts, forAdmin: true };
+    return 'id' in ref
+      ? this.users.accessUserById(auth.user, auth.realm, ref.id, options)
+      : this.users.accessUserByEmail(auth.user, auth.realm, ref.email, options);
+  }
+
+  private async recipients(realmId: number): Promise<number[]> {
+    return (await this.repository.activeUsersInRealm(realmId)).map((u) => u.id);
+  }
+
+  private send(realmId: number, event: Event, userIds: number[]): void {
+    this.events.sendOnCommit(realmId, event, userIds);
+  }
+
+  private invalidateAfterCommit(userId: number): void {
+    onCommit(() => this.auth.invalidateUser(userId));
+  }
+
+  /** PATCH /users/{user_id} and PATCH /users/{email} (update_user_backend). */
+  async updateUser(auth: AuthContext, ref: UserRef, input: UpdateUserInput): Promise<void> {
+    const actor = auth.user;
+    const realmId = auth.realm.id;
+    await runInTransaction(this.dataSource, async () => {
+      const found = await this.access(auth, ref, { allowDeactivated: true, allowBots: true });
+      const target = (await this.repository.lockUser(realmId, found.id))!;
+      const isAdmin = actor.role <= Role.ADMINISTRATOR;
+      if (input.newEmail !== undefined && !(actor.canChangeUserEmails && isAdmin)) {
+        throw Errors.badRequest('User not authorized to change user emails');
+      }
+      if (input.role !== undefined && input.role !== target.role) {
+        if ((input.role === Role.OWNER || target.role === Role.OWNER) && actor.role !== Role.OWNER) {
+          throw Errors.mustBeOwner();
+        } else if (!isAdmin) {
+          throw Errors.mustBeAdmin();
+        }
+        if (target.role === Role.OWNER && (await this.isLastOwner(realmId, target))) {
+          throw Errors.badRequest('The owner permission cannot be removed from the only organization owner.');
+        }
+        await this.changeRole(realmId, target, input.role);
+      }
+      if (input.fullName !== undefined && input.fullName !== target.fullName && input.fullName.trim() !== '') {
+        const name = checkFullName(input.fullName);
+        if (name !== target.fullName) {
+          await this.repository.update(target.id, { fullName: name });
+          this.send(
+            realmId,
+            { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: name } },
+            await this.recipients(realmId),
+          );
+          this.invalidateAfterCommit(target.id);
+        }
+      }
+      if (input.profileData !== undefined) {
+        await this.profileData.updateProfileData(realmId, target.id, input.profileData, await this.recipients(realmId));
+      }
+      if (input.newEmail !== undefined && input.newEmail !== target.deliveryEmail) {
+        await this.changeEmail(auth.realm, target, input.newEmail);
+      }
+    });
+  }
+
+  private async isLastOwner(realmId: number, target: UserProfile): Promise<boolean> {
+    if (target.role !== Role.OWNER || target.isBot) return false;
+    return (await this.repository.humanOwnerIds(realmId)).length === 1;
+  }
+
+  /** do_change_user_role: the role, the role system groups, and their events. */
+  private async changeRole(realmId: number, target: UserProfile, role: number): Promise<void> {
+    const oldRole = target.role;
+    await this.repository.update(target.id, { role });
+    const recipients = await this.recipients(realmId);
+    this.send(realmId, { type: 'realm_user', op: 'update', person: { user_id: target.id, role } }, recipients);
+    const system = await this.groupSettings.systemGroupIds(realmId);
+    const oldGroups = roleGroupsFor(oldRole).map((n) => system.get(n)!);
+    const newGroups = roleGroupsFor(role).map((n) => system.get(n)!);
+    await this.repository.setRoleGroups(realmId, target.id, newGroups);
+    // The primary role group first (remove, then add), then role:fullmembers, as Zulip orders them.
+    const fullMembers = system.get('role:fullmembers')!;
+    const [oldPrimary] = oldGroups;
+    const [newPrimary] = newGroups;
+    if (oldPrimary !== newPrimary) {
+      this.send(realmId, { type: 'user_group', op: 'remove_members', group_id: oldPrimary, user_ids: [target.id] }, recipients);
+      this.send(realmId, { type: 'user_group', op: 'add_members', group_id: newPrimary, user_ids: [target.id] }, recipients);
+    }
+    const wasFull = oldGroups.includes(fullMembers);
+    const isFull = newGroups.includes(fullMembers);
+    if (wasFull && !isFull) {
+      this.send(realmId, { type: 'user_group', op: 'remove_members', group_id: fullMembers, user_ids: [target.id] }, recipients);
+    } else if (!wasFull && isFull) {
+      this.send(realmId, { type: 'user_group', op: 'add_members', group_id: fullMembers, user_ids: [target.id] }, recipients);
+    }
+    target.role = role;
+    this.invalidateAfterCommit(target.id);
+  }
+
+  /** do_change_user_delivery_email, after Zulip's checks of the new address. */
+  private async changeEmail(realm: Realm, target: UserProfile, newEmail: string): Promise<void> {
+    if (!isValidEmail(newEmail)) throw Errors.badRequest('Invalid new email address.');
+    const existing = await this.repository.findByEmailInRealm(realm.id, newEmail);
+    if (existing && existing.id !== target.id) {
+      throw Errors.badRequest('New email value error: Email is already in use.');
+    }
+    await this.repository.update(target.id, { deliveryEmail: newEmail });
+    const users = await this.repository.activeUsersInRealm(realm.id);
+    const visibility = target.settings.email_address_visibility;
+    const seeing = users.filter((u) => u.id === target.id || canSeeDeliveryEmail(u.role, visibility)).map((u) => u.id);
+    this.send(realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: newEmail } }, seeing);
+    const all = users.map((u) => u.id);
+    if (target.avatarSource === 'G') {
+      const url = gravatarUrl(newEmail, target.avatarVersion);
+      this.send(
+        realm.id,
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: {
+            user_id: target.id,
+            avatar_source: target.avatarSource,
+            avatar_url: url,
+            avatar_url_medium: `${url}&s=500`,
+            avatar_version: target.avatarVersion,
+          },
+        },
+        all,
+      );
+    }
+    if (visibility === EmailVisibility.EVERYONE) {
+      this.send(realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } }, all);
+    }
+    this.invalidateAfterCommit(target.id);
+  }
+
+  /** DELETE /users/{user_id} (deactivate_user_backend). */
+  async deactivateUser(auth: AuthContext, userId: number): Promise<void> {
+    const realmId = auth.realm.id;
+    await runInTransaction(this.dataSource, async () => {
+      const target = await this.access(auth, { id: userId }, { allowDeactivated: false, allowBots: false });
+      if (target.role === Role.OWNER && auth.user.role !== Role.OWNER) throw Errors.mustBeOwner();
+      if (await this.isLastOwner(realmId, target)) {
+        throw Errors.badRequest('Cannot deactivate the only organization owner');
+      }
+      for (const bot of await this.repository.activeBotsOwnedBy(target.id)) await this.setActive(realmId, bot, false);
+      await this.setActive(realmId, target, false);
+    });
+  }
+
+  /** POST /users/{user_id}/reactivate (reactivate_user_backend). */
+  async reactivateUser(auth: AuthContext, userId: number): Promise<void> {
+    const realmId = auth.realm.id;
+    await runInTransaction(this.dataSource, async () => {
+      const target = await this.access(auth, { id: userId }, { allowDeactivated: true, allowBots: true });
+      if (target.isActive) throw Errors.badRequest('User is already active.');
+      await this.setActive(realmId, target, true);
+    });
+  }
+
+  /**
+   * Deactivation and reactivation send `realm_user` updates with `is_active` (feature level
+   * 222+). A reactivated user reappears in the named groups it is still a direct member of.
+   */
+  private async setActive(realmId: number, user: UserProfile, active: boolean): Promise<void> {
+    await this.repository.update(user.id, { isActive: active });
+    const recipients = await this.recipients(realmId);
+    this.send(realmId, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: active } }, recipients);
+    if (active) {
+      for (const groupId of await this.groups.namedGroupIdsWithDirectMember(user.id)) {
+        this.send(realmId, { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] }, recipients);
+      }
+    }
+    this.invalidateAfterCommit(user.id);
+  }
+
+  /** POST /users (create_user_backend): needs the special can_create_users permission. */
+  async createUser(auth: AuthContext, input: { email: string; fullName: string; password: string }): Promise<number> {
+    if (!auth.user.canCreateUsers) throw Errors.badRequest('User not authorized to create users');
+    const fullName = checkFullName(input.fullName);
+    if (!isValidEmail(input.email)) throw Errors.badRequest('Bad name or username');
+    if (await this.users.findByEmailInRealm(auth.realm.id, input.email)) {
+      throw Errors.badRequest('Email is already in use.');
+    }
+    if (!isStrongEnoughPassword(input.password)) throw Errors.badRequest('The password is too weak.');
+    const realm = auth.realm;
+    return runInTransaction(this.dataSource, async () => {
+      const { user } = await this.users.createUser(realm, {
+        email: input.email,
+        fullName,
+        password: input.password,
+        tosVersion: '-1',
+      });
+      const users = await this.repository.activeUsersInRealm(realm.id);
+      const host = this.realms.realmHost(realm);
+      const roles = new Map(users.map((u) => [u.id, u.role]));
+      const person = (viewerId: number) => ({
+        ...userDict(user, { viewer: { id: viewerId, role: roles.get(viewerId) ?? Role.GUEST }, realmHost: host, clientGravatar: false }),
+        profile_data: {},
+      });
+      this.events.sendOnCommit(
+        realm.id,
+        { type: 'realm_user', op: 'add', person: person(user.id) },
+        users.map((u) => u.id),
+        (_queue, userId) => ({ type: 'realm_user', op: 'add', person: person(userId) }),
+      );
+      return user.id;
+    });
+  }
+}
