@@ -1,10 +1,19 @@
 import { Module } from '@nestjs/common';
-import { BasicStrategy } from './basic.strategy';
+import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { AuthService } from './auth.service';
+import { BasicStrategy } from './basic.strategy';
 import { DevAuthController } from './dev-auth.controller';
 import { GroupMembershipRepository } from './group-membership.repository';
 import { GroupSettingsService } from './group-settings.service';
+import { NavigationViewsController } from './navigation-views.controller';
+import { NavigationViewsRepository } from './navigation-views.repository';
+import { NavigationViewsService } from './navigation-views.service';
+import { ProfileDataService } from './profile-data.service';
+import { ProfileValuesRepository } from './profile-values.repository';
+import { UserAdminService } from './user-admin.service';
+import { CanCreateGroupsGuard } from './user-guards';
+import { UserGroupsController } from './user-groups.controller';
 import { UserGroupsQueryService } from './user-groups-query.service';
 import { UserGroupsService } from './user-groups.service';
 import { UsersController } from './users.controller';
@@ -12,18 +21,32 @@ import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [RealmModule],
+  imports: [RealmModule, EventsModule],
   providers: [
     UsersRepository,
     GroupMembershipRepository,
+    ProfileValuesRepository,
+    NavigationViewsRepository,
     AuthService,
     BasicStrategy,
     GroupSettingsService,
     UserGroupsQueryService,
     UserGroupsService,
+    ProfileDataService,
     UsersService,
+    UserAdminService,
+    NavigationViewsService,
+    CanCreateGroupsGuard,
   ],
-  controllers: [UsersController, DevAuthController],
-  exports: [AuthService, UsersService, GroupSettingsService, UserGroupsQueryService, UserGroupsService],
+  controllers: [UsersController, DevAuthController, UserGroupsController, NavigationViewsController],
+  exports: [
+    AuthService,
+    UsersService,
+    GroupSettingsService,
+    UserGroupsQueryService,
+    UserGroupsService,
+    ProfileDataService,
+    NavigationViewsService,
+  ],
 })
 export class UsersModule {}

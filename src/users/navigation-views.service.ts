@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { runInTransaction } from '../database/transaction';
+import { EventsService } from '../events/events.service';
+import { NavigationView } from './navigation-view.entity';
+import { NavigationViewsRepository } from './navigation-views.repository';
+import { isBuiltInView, navigationViewDict } from './navigation-views.policy';
+
+/**
+ * A user's left-sidebar navigation views (zerver/views/navigation_views.py and
+ * zerver/actions/navigation_views.py). Events go to the user's own queues only.
+ */
+@Injectable()
+export class NavigationViewsService {
+  constructor(
+    private readonly views: NavigationViewsRepository,
+    private readonly events: EventsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async list(userId: number): Promise<Array<ReturnType<typeof navigationViewDict>>> {
+    return (await this.views.listForUser(userId)).map(navigationViewDict);
+  }
+
+  private async viewOrNotFound(userId: number, fragment: string): Promise<NavigationView> {
+    const view = await this.views.findByFragment(userId, fragment);
+    // DECISIONS #1: HTTP 404 with code NOT_FOUND (Zulip says BAD_REQUEST).
+    if (!view) throw Errors.notFound('Navigation view does not exist.');
+    return view;
+  }
+
+  async add(auth: AuthContext, fragment: string, isPinned: boolean, name: string | undefined): Promise<void> {
+    const userId = auth.user.id;
+    if (isBuiltInView(fragment)) {
+      if (name !== undefined) throw Errors.badRequest('Built-in views cannot have a custom name.');
+    } else if (!name) {
+      throw Errors.badRequest('Custom views must have a valid name.');
+    }
+    await runInTransaction(this.dataSource, async () => {
+      if (await this.views.findByFragment(userId, fragment)) throw Errors.badRequest('Navigation view already exists.');
+      if (name !== undefined && (await this.views.findByName(userId, name))) {
+        throw Errors.badRequest('Navigation view already exists.');
+      }
+      const view = await this.views.insert({ userId, fragment, isPinned, name: name ?? null });
+      this.events.sendOnCommit(
+        auth.realm.id,
+        { type: 'navigation_view', op: 'add', navigation_view: navigationViewDict(view) },
+        [userId],
+      );
+    });
+  }
+
+  async update(auth: AuthContext, fragment: string, isPinned: boolean | undefined, name: string | undefined): Promise<void> {
+    const userId = auth.user.id;
+    if (isBuiltInView(fragment) && name !== undefined) {
+      throw Errors.badRequest('Built-in views cannot have a custom name.');
+    }
+    await runInTransaction(this.dataSource, async () => {
+      if (name !== undefined && (await this.views.findByName(userId, name))) {
+        throw Errors.badRequest('Navigation view already exists.');
+      }
+      const view = await this.viewOrNotFound(userId, fragment);
+      const data: Record<string, string | boolean> = {};
+      const values: Partial<NavigationView> = {};
+      if (name !== undefined) {
+        values.name = name;
+        data.name = name;
+      }
+      if (isPinned !== undefined) {
+        values.isPinned = isPinned;
+        data.is_pinned = isPinned;
+      }
+      if (Object.keys(values).length > 0) await this.views.update(view.id, values);
+      this.events.sendOnCommit(auth.realm.id, { type: 'navigation_view', op: 'update', fragment, data }, [userId]);
+    });
+  }
+
+  async remove(auth: AuthContext, fragment: string): Promise<void> {
+    const userId = auth.user.id;
+    await runInTransaction(this.dataSource, async () => {
+      const view = await this.viewOrNotFound(userId, fragment);
+      await this.views.delete(view.id);
+      this.events.sendOnCommit(auth.realm.id, { type: 'navigation_view', op: 'remove', fragment }, [userId]);
+    });
+  }
+}
