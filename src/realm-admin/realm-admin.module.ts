@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { RealmModule } from '../realm/realm.module';
+import { UsersModule } from '../users/users.module';
+import { RealmAdminController } from './realm-admin.controller';
+import { RealmAdminRepository } from './realm-admin.repository';
+import { RealmAdminService } from './realm-admin.service';
+
+/**
+ * Organization settings changed through PATCH /realm. It sits above users (group settings) and
+ * may later import channels (the moderation request channel).
+ */
+@Module({
+  imports: [EventsModule, RealmModule, UsersModule],
+  providers: [RealmAdminRepository, RealmAdminService],
+  controllers: [RealmAdminController],
+})
+export class RealmAdminModule {}
