@@ -98,7 +98,11 @@ describe('EventsService', () => {
       for (let i = 0; i < 3; i++) q.push({ type: 't' });
       await service.getEvents(10, q.id, 1, true, noClose);
       const err = await zulipError(service.getEvents(10, q.id, 0, true, noClose));
-      expect(err.toBody()).toEqual({ result: 'error', msg: 'An event newer than 0 has already been pruned!', code: 'BAD_REQUEST' });
+      expect(err.toBody()).toEqual({
+        result: 'error',
+        msg: 'An event newer than 0 has already been pruned!',
+        code: 'BAD_REQUEST',
+      });
       expect((await zulipError(service.getEvents(10, q.id, -1, true, noClose))).message).toBe(
         'An event newer than -1 has already been pruned!',
       );
@@ -116,13 +120,22 @@ describe('EventsService', () => {
     it('refuses an unknown queue with BAD_EVENT_QUEUE_ID and the queue id', async () => {
       const err = await zulipError(service.getEvents(10, 'nope', -1, true, noClose));
       expect(err.status).toBe(400);
-      expect(err.toBody()).toEqual({ result: 'error', msg: 'Bad event queue ID: nope', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'nope' });
+      expect(err.toBody()).toEqual({
+        result: 'error',
+        msg: 'Bad event queue ID: nope',
+        code: 'BAD_EVENT_QUEUE_ID',
+        queue_id: 'nope',
+      });
     });
 
     it("refuses another user's queue", async () => {
       const q = service.allocateQueue(options(10));
       const err = await zulipError(service.getEvents(11, q.id, -1, true, noClose));
-      expect(err.toBody()).toEqual({ result: 'error', msg: 'You are not authorized to get events from this queue', code: 'BAD_REQUEST' });
+      expect(err.toBody()).toEqual({
+        result: 'error',
+        msg: 'You are not authorized to get events from this queue',
+        code: 'BAD_REQUEST',
+      });
       await expect(Promise.resolve().then(() => service.deleteQueue(11, q.id))).rejects.toThrow(
         'You are not authorized to get events from this queue',
       );

@@ -66,7 +66,8 @@ export class ServerSettingsController {
     try {
       return await this.realms.realmForHost(host);
     } catch (err) {
-      if (err instanceof ZulipError && err.message === 'Invalid subdomain') throw Errors.badRequest('Invalid subdomain');
+      if (err instanceof ZulipError && err.message === 'Invalid subdomain')
+        throw Errors.badRequest('Invalid subdomain');
       throw err;
     }
   }

@@ -1,4 +1,11 @@
-import { API_KEY_LENGTH, ApiKeyCodec, generateApiKey, hashPassword, isWellFormedApiKey, verifyPassword } from './api-keys';
+import {
+  API_KEY_LENGTH,
+  ApiKeyCodec,
+  generateApiKey,
+  hashPassword,
+  isWellFormedApiKey,
+  verifyPassword,
+} from './api-keys';
 
 const SECRET = 'unit-test-secret-0123456789-abcdefghijkl';
 

@@ -38,7 +38,10 @@ export interface AccessUserOptions {
 }
 
 /** UserProfile.can_admin_user: administrators administer everyone; owners of bots their bots. */
-export function canAdminUser(viewer: Pick<UserProfile, 'id' | 'role'>, target: Pick<UserProfile, 'botOwnerId'>): boolean {
+export function canAdminUser(
+  viewer: Pick<UserProfile, 'id' | 'role'>,
+  target: Pick<UserProfile, 'botOwnerId'>,
+): boolean {
   return target.botOwnerId === viewer.id || viewer.role <= Role.ADMINISTRATOR;
 }
 

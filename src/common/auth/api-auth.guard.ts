@@ -39,7 +39,10 @@ export class ApiAuthGuard extends AuthGuard('basic') {
     // As Zulip's validate_api_key: checked after the account and subdomain checks.
     const { user } = (req as Request & { user: AuthContext }).user;
     if (user.isBot && user.botType === INCOMING_WEBHOOK_BOT) {
-      const allowed = this.reflector.getAllAndOverride<boolean>(ALLOW_INCOMING_WEBHOOKS, [context.getHandler(), context.getClass()]);
+      const allowed = this.reflector.getAllAndOverride<boolean>(ALLOW_INCOMING_WEBHOOKS, [
+        context.getHandler(),
+        context.getClass(),
+      ]);
       if (!allowed) throw Errors.unauthorized('This API is not available to incoming webhook bots.');
     }
     return true;
@@ -47,7 +50,7 @@ export class ApiAuthGuard extends AuthGuard('basic') {
 
   override handleRequest<TUser>(err: unknown, user: TUser): TUser {
     if (err instanceof ZulipError) throw err;
-    if (err) throw err;
+    if (err) throw err instanceof Error ? err : new Error('Authentication failed', { cause: err });
     if (!user) throw Errors.unauthorized('Invalid API key');
     return user;
   }

@@ -95,7 +95,11 @@ describe('loadConfig', () => {
       'DATABASE_URL',
       "Invalid configuration: DATABASE_URL must use postgres: or postgresql: (got 'mysql:')",
     ],
-    [{ REDIS_URL: 'http://cache' }, 'REDIS_URL', "Invalid configuration: REDIS_URL must use redis: or rediss: (got 'http:')"],
+    [
+      { REDIS_URL: 'http://cache' },
+      'REDIS_URL',
+      "Invalid configuration: REDIS_URL must use redis: or rediss: (got 'http:')",
+    ],
     [
       { SERVER_MODE: 'staging' },
       'SERVER_MODE',
@@ -108,8 +112,16 @@ describe('loadConfig', () => {
     ],
     [{ EXTERNAL_SCHEME: 'ftp' }, 'EXTERNAL_SCHEME', 'Invalid configuration: EXTERNAL_SCHEME must be http or https'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', 'Invalid configuration: LOG_LEVEL must be one of error, warn, log, debug'],
-    [{ SEED_DEMO_REALM: 'maybe' }, 'SEED_DEMO_REALM', "Invalid configuration: SEED_DEMO_REALM must be true or false, got 'maybe'"],
-    [{ MAX_BODY_BYTES: '100' }, 'MAX_BODY_BYTES', 'Invalid configuration: MAX_BODY_BYTES must be between 16384 and 1073741824, got 100'],
+    [
+      { SEED_DEMO_REALM: 'maybe' },
+      'SEED_DEMO_REALM',
+      "Invalid configuration: SEED_DEMO_REALM must be true or false, got 'maybe'",
+    ],
+    [
+      { MAX_BODY_BYTES: '100' },
+      'MAX_BODY_BYTES',
+      'Invalid configuration: MAX_BODY_BYTES must be between 16384 and 1073741824, got 100',
+    ],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE', 'Invalid configuration: DB_POOL_SIZE must be between 1 and 200, got 0'],
     [{ SECRET_KEY: 'short' }, 'SECRET_KEY', 'Invalid configuration: SECRET_KEY must be at least 32 characters long'],
   ])('%j is refused naming %s', (env, variable, message) => {

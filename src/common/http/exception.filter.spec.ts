@@ -25,7 +25,12 @@ function run(exception: unknown, opts: { headersSent?: boolean } = {}): Captured
       return this;
     },
   };
-  const req = { method: 'GET', originalUrl: '/api/v1/anything', path: '/api/v1/anything', headers: {} } as unknown as ZulipRequest;
+  const req = {
+    method: 'GET',
+    originalUrl: '/api/v1/anything',
+    path: '/api/v1/anything',
+    headers: {},
+  } as unknown as ZulipRequest;
   setRequestId(req, 'req-1234');
   const host = {
     switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }),
@@ -98,7 +103,10 @@ describe('ZulipExceptionFilter', () => {
 
   it('renders other body-parser and multer errors as 400 Malformed request body', () => {
     const parse = Object.assign(new Error('Unexpected token'), { type: 'entity.parse.failed', status: 400 });
-    expect(run(parse)).toMatchObject({ status: 400, body: { result: 'error', msg: 'Malformed request body', code: 'BAD_REQUEST' } });
+    expect(run(parse)).toMatchObject({
+      status: 400,
+      body: { result: 'error', msg: 'Malformed request body', code: 'BAD_REQUEST' },
+    });
     const multer = Object.assign(new Error('Too many fields'), { code: 'LIMIT_FIELD_COUNT' });
     expect(run(multer)).toMatchObject({ status: 400, body: { msg: 'Malformed request body' } });
     expect(logged).not.toHaveBeenCalled();

@@ -119,12 +119,17 @@ describe('parseParams', () => {
   });
 
   it('names the canonical parameter (not the alias) when it is missing', () => {
-    expect(errorOf(SendArgs, { content: 'x' }).toBody()).toMatchObject({ msg: "Missing 'topic' argument", var_name: 'topic' });
+    expect(errorOf(SendArgs, { content: 'x' }).toBody()).toMatchObject({
+      msg: "Missing 'topic' argument",
+      var_name: 'topic',
+    });
   });
 
   describe('error priority follows declaration order', () => {
     it('an earlier missing parameter wins over a later bad value', () => {
-      expect(errorOf(SendArgs, { read_by_sender: '"yes"', topic: 'x'.repeat(61) }).message).toBe("Missing 'content' argument");
+      expect(errorOf(SendArgs, { read_by_sender: '"yes"', topic: 'x'.repeat(61) }).message).toBe(
+        "Missing 'content' argument",
+      );
     });
 
     it('an earlier bad type wins over a later missing parameter', () => {
@@ -143,16 +148,19 @@ describe('parseParams', () => {
     });
 
     it('the first of two bad values is reported', () => {
-      expect(errorOf(SendArgs, { content: 'x', read_by_sender: '"true"', topic: 'y'.repeat(61), propagate_mode: 'bogus' }).message).toBe(
-        'read_by_sender is not a boolean',
-      );
+      expect(
+        errorOf(SendArgs, { content: 'x', read_by_sender: '"true"', topic: 'y'.repeat(61), propagate_mode: 'bogus' })
+          .message,
+      ).toBe('read_by_sender is not a boolean');
       expect(errorOf(SendArgs, { content: 'x', topic: 'y'.repeat(61), propagate_mode: 'bogus' }).message).toBe(
         'topic is too long (limit: 60 characters)',
       );
     });
 
     it('a string parameter given a JSON-looking value is type-checked as a string', () => {
-      expect(errorOf(SendArgs, { content: 'x', topic: 't', propagate_mode: 'bogus' }).message).toBe('Invalid propagate_mode');
+      expect(errorOf(SendArgs, { content: 'x', topic: 't', propagate_mode: 'bogus' }).message).toBe(
+        'Invalid propagate_mode',
+      );
     });
   });
 
@@ -182,7 +190,10 @@ describe('parseParams', () => {
     });
 
     it('accepts good values of every type', () => {
-      const { value } = parseParams(TypedArgs, params({ count: '5', ids: '[1,2]', data: '{"k":[true]}', appid: 'abc', small: '[]' }));
+      const { value } = parseParams(
+        TypedArgs,
+        params({ count: '5', ids: '[1,2]', data: '{"k":[true]}', appid: 'abc', small: '[]' }),
+      );
       expect(value).toMatchObject({ count: 5, ids: [1, 2], data: { k: [true] }, appid: 'abc', small: [] });
     });
   });
@@ -205,7 +216,9 @@ describe('parseParams', () => {
     it(`refuses lists longer than ${MAX_JSON_LIST_LENGTH} items anywhere in the value`, () => {
       const long = JSON.stringify(new Array(MAX_JSON_LIST_LENGTH + 1).fill(1));
       expect(errorOf(TypedArgs, { ids: long }).message).toBe(`ids is too long (limit: ${MAX_JSON_LIST_LENGTH} items)`);
-      expect(errorOf(TypedArgs, { data: `{"x":${long}}` }).message).toBe(`data is too long (limit: ${MAX_JSON_LIST_LENGTH} items)`);
+      expect(errorOf(TypedArgs, { data: `{"x":${long}}` }).message).toBe(
+        `data is too long (limit: ${MAX_JSON_LIST_LENGTH} items)`,
+      );
       const ok = JSON.stringify(new Array(MAX_JSON_LIST_LENGTH).fill(1));
       expect(parseParams(TypedArgs, params({ ids: ok })).value.ids).toHaveLength(MAX_JSON_LIST_LENGTH);
     });

@@ -1,6 +1,11 @@
 import { ignoredParams, markParamsRead, requestParams, ZulipRequest } from './request-params';
 
-function fakeRequest(method: string, contentType: string | undefined, body: unknown, query: Record<string, unknown>): ZulipRequest {
+function fakeRequest(
+  method: string,
+  contentType: string | undefined,
+  body: unknown,
+  query: Record<string, unknown>,
+): ZulipRequest {
   return {
     method,
     headers: contentType ? { 'content-type': contentType } : {},
@@ -11,7 +16,12 @@ function fakeRequest(method: string, contentType: string | undefined, body: unkn
 
 describe('requestParams', () => {
   it.each(['GET', 'POST', 'PATCH', 'PUT', 'DELETE'])('%s: form body first, then the query string', (method) => {
-    const req = fakeRequest(method, 'application/x-www-form-urlencoded', { a: 'body', b: 'body-only' }, { a: 'query', c: 'query-only' });
+    const req = fakeRequest(
+      method,
+      'application/x-www-form-urlencoded',
+      { a: 'body', b: 'body-only' },
+      { a: 'query', c: 'query-only' },
+    );
     expect(Object.fromEntries(requestParams(req))).toEqual({ a: 'body', b: 'body-only', c: 'query-only' });
   });
 
@@ -48,7 +58,12 @@ describe('requestParams', () => {
 
 describe('ignoredParams', () => {
   it('lists unread parameters of body and query, sorted', () => {
-    const req = fakeRequest('POST', 'application/x-www-form-urlencoded', { zeta: '1', used: '2', Beta: '3' }, { alpha: '4' });
+    const req = fakeRequest(
+      'POST',
+      'application/x-www-form-urlencoded',
+      { zeta: '1', used: '2', Beta: '3' },
+      { alpha: '4' },
+    );
     markParamsRead(req, ['used']);
     expect(ignoredParams(req)).toEqual(['Beta', 'alpha', 'zeta']);
   });

@@ -23,7 +23,10 @@ describe('authentication', () => {
 
   const me = () => t.http().get('/api/v1/users/me');
 
-  function expectUnauthorized(res: { status: number; body: unknown; headers: Record<string, string> }, msg: string): void {
+  function expectUnauthorized(
+    res: { status: number; body: unknown; headers: Record<string, string> },
+    msg: string,
+  ): void {
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ result: 'error', msg, code: 'UNAUTHORIZED' });
     expect(res.headers['www-authenticate']).toBe(WWW_AUTHENTICATE);
@@ -60,7 +63,11 @@ describe('authentication', () => {
     for (const header of ['Bearer abc', `Digest username="${HAMLET}"`, 'Token']) {
       const res = await me().set('Authorization', header);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: 'This endpoint requires HTTP basic authentication.', code: 'BAD_REQUEST' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'This endpoint requires HTTP basic authentication.',
+        code: 'BAD_REQUEST',
+      });
     }
   });
 
@@ -86,11 +93,17 @@ describe('authentication', () => {
   });
 
   it("another user's key → 401 Invalid API key", async () => {
-    expectUnauthorized(await me().set('Authorization', basic(HAMLET, await t.apiKey('othello@zulip.com'))), 'Invalid API key');
+    expectUnauthorized(
+      await me().set('Authorization', basic(HAMLET, await t.apiKey('othello@zulip.com'))),
+      'Invalid API key',
+    );
   });
 
   it('a right key with an unknown email → 401 Invalid API key', async () => {
-    expectUnauthorized(await me().set('Authorization', basic('nobody@zulip.com', await t.apiKey(HAMLET))), 'Invalid API key');
+    expectUnauthorized(
+      await me().set('Authorization', basic('nobody@zulip.com', await t.apiKey(HAMLET))),
+      'Invalid API key',
+    );
   });
 
   it('a deactivated user → 401 Account is deactivated', async () => {
@@ -114,7 +127,10 @@ describe('authentication', () => {
     t.app.get(AuthService).invalidateUser(PROSPERO_ID);
     await realms.updateRealm(realm.id, { deactivated: true });
     try {
-      expectUnauthorized(await me().set('Authorization', basic(HAMLET, await t.apiKey(HAMLET))), 'This organization has been deactivated');
+      expectUnauthorized(
+        await me().set('Authorization', basic(HAMLET, await t.apiKey(HAMLET))),
+        'This organization has been deactivated',
+      );
       expectUnauthorized(
         await me().set('Authorization', basic(PROSPERO, await t.apiKey(PROSPERO))),
         'This organization has been deactivated',
@@ -129,44 +145,64 @@ describe('authentication', () => {
 
   describe('subdomains', () => {
     it("succeeds on the realm's own subdomain", async () => {
-      const res = await me().set('Host', 'zulip.zulip.testserver').set('Authorization', basic(HAMLET, await t.apiKey(HAMLET)));
+      const res = await me()
+        .set('Host', 'zulip.zulip.testserver')
+        .set('Authorization', basic(HAMLET, await t.apiKey(HAMLET)));
       expect(res.status).toBe(200);
       expect(res.body.user_id).toBe(HAMLET_ID);
     });
 
     it("another realm's subdomain → 401 Account is not associated with this subdomain", async () => {
-      const res = await me().set('Host', 'zulipinternal.zulip.testserver').set('Authorization', basic(HAMLET, await t.apiKey(HAMLET)));
+      const res = await me()
+        .set('Host', 'zulipinternal.zulip.testserver')
+        .set('Authorization', basic(HAMLET, await t.apiKey(HAMLET)));
       expectUnauthorized(res, 'Account is not associated with this subdomain');
     });
 
     it('an unknown subdomain → 401 Account is not associated with this subdomain', async () => {
-      const res = await me().set('Host', 'nosuchrealm.zulip.testserver').set('Authorization', basic(HAMLET, await t.apiKey(HAMLET)));
+      const res = await me()
+        .set('Host', 'nosuchrealm.zulip.testserver')
+        .set('Authorization', basic(HAMLET, await t.apiKey(HAMLET)));
       expectUnauthorized(res, 'Account is not associated with this subdomain');
     });
 
     it('a user of another realm on the root host → 401 Account is not associated with this subdomain', async () => {
       const key = await t.apiKey('welcome-bot@zulip.com', 'zulipinternal');
-      expectUnauthorized(await me().set('Authorization', basic('welcome-bot@zulip.com', key)), 'Account is not associated with this subdomain');
-      const own = await me().set('Host', 'zulipinternal.zulip.testserver').set('Authorization', basic('welcome-bot@zulip.com', key));
+      expectUnauthorized(
+        await me().set('Authorization', basic('welcome-bot@zulip.com', key)),
+        'Account is not associated with this subdomain',
+      );
+      const own = await me()
+        .set('Host', 'zulipinternal.zulip.testserver')
+        .set('Authorization', basic('welcome-bot@zulip.com', key));
       expect(own.status).toBe(200);
     });
   });
 
   describe('bots', () => {
     it('a generic bot authenticates', async () => {
-      const res = await me().set('Authorization', basic('default-bot@zulip.com', await t.apiKey('default-bot@zulip.com')));
+      const res = await me().set(
+        'Authorization',
+        basic('default-bot@zulip.com', await t.apiKey('default-bot@zulip.com')),
+      );
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ is_bot: true, bot_type: 1 });
     });
 
     it('an incoming-webhook bot → 401 This API is not available to incoming webhook bots.', async () => {
-      const res = await me().set('Authorization', basic('webhook-bot@zulip.com', await t.apiKey('webhook-bot@zulip.com')));
+      const res = await me().set(
+        'Authorization',
+        basic('webhook-bot@zulip.com', await t.apiKey('webhook-bot@zulip.com')),
+      );
       expectUnauthorized(res, 'This API is not available to incoming webhook bots.');
     });
   });
 
   it('public endpoints ignore credentials, even bad ones', async () => {
-    const res = await t.http().get('/api/v1/server_settings').set('Authorization', basic(HAMLET, 'A'.repeat(32)));
+    const res = await t
+      .http()
+      .get('/api/v1/server_settings')
+      .set('Authorization', basic(HAMLET, 'A'.repeat(32)));
     expect(res.status).toBe(200);
   });
 

@@ -45,7 +45,13 @@ describe('API key endpoints (development mode)', () => {
     it('returns {api_key, email, user_id} for a delivery email', async () => {
       const res = await devKey(HAMLET);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ result: 'success', msg: '', api_key: await t.apiKey(HAMLET), email: HAMLET, user_id: HAMLET_ID });
+      expect(res.body).toEqual({
+        result: 'success',
+        msg: '',
+        api_key: await t.apiKey(HAMLET),
+        email: HAMLET,
+        user_id: HAMLET_ID,
+      });
       expect(res.body.api_key).toMatch(/^[A-Za-z0-9]{32}$/);
       expectMatchesOpenApi('post', '/dev_fetch_api_key', res.status, res.body);
     });
@@ -75,7 +81,11 @@ describe('API key endpoints (development mode)', () => {
     it('an unknown user → 401 AUTHENTICATION_FAILED', async () => {
       const res = await devKey('nobody@zulip.com');
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Your username or password is incorrect',
+        code: 'AUTHENTICATION_FAILED',
+      });
       expectMatchesOpenApi('post', '/dev_fetch_api_key', res.status, res.body);
     });
 
@@ -93,7 +103,11 @@ describe('API key endpoints (development mode)', () => {
       await withRealmDeactivated(async () => {
         const res = await devKey(HAMLET);
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ result: 'error', msg: 'This organization has been deactivated', code: 'REALM_DEACTIVATED' });
+        expect(res.body).toEqual({
+          result: 'error',
+          msg: 'This organization has been deactivated',
+          code: 'REALM_DEACTIVATED',
+        });
         await withProsperoDeactivated(async () => {
           expect((await devKey(PROSPERO)).body.code).toBe('USER_DEACTIVATED');
         });
@@ -102,10 +116,20 @@ describe('API key endpoints (development mode)', () => {
     });
 
     it('an unknown subdomain → 404 Invalid subdomain, after the email check', async () => {
-      const res = await t.http().post('/api/v1/dev_fetch_api_key').set('Host', 'nosuchrealm.zulip.testserver').type('form').send({ username: HAMLET });
+      const res = await t
+        .http()
+        .post('/api/v1/dev_fetch_api_key')
+        .set('Host', 'nosuchrealm.zulip.testserver')
+        .type('form')
+        .send({ username: HAMLET });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ result: 'error', msg: 'Invalid subdomain', code: 'BAD_REQUEST' });
-      const badEmail = await t.http().post('/api/v1/dev_fetch_api_key').set('Host', 'nosuchrealm.zulip.testserver').type('form').send({ username: 'invalid' });
+      const badEmail = await t
+        .http()
+        .post('/api/v1/dev_fetch_api_key')
+        .set('Host', 'nosuchrealm.zulip.testserver')
+        .type('form')
+        .send({ username: 'invalid' });
       expect(badEmail.status).toBe(400);
       expect(badEmail.body.msg).toBe('Enter a valid email address.');
     });
@@ -127,7 +151,12 @@ describe('API key endpoints (development mode)', () => {
     it('a missing username → REQUEST_VARIABLE_MISSING', async () => {
       const res = await t.http().post('/api/v1/dev_fetch_api_key');
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: "Missing 'username' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'username' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: "Missing 'username' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'username',
+      });
     });
 
     it('GET → 405', async () => {
@@ -144,15 +173,28 @@ describe('API key endpoints (development mode)', () => {
     it('returns the key for the right password', async () => {
       const res = await fetchKey(HAMLET, DEMO_PASSWORD);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ result: 'success', msg: '', api_key: await t.apiKey(HAMLET), email: HAMLET, user_id: HAMLET_ID });
+      expect(res.body).toEqual({
+        result: 'success',
+        msg: '',
+        api_key: await t.apiKey(HAMLET),
+        email: HAMLET,
+        user_id: HAMLET_ID,
+      });
       expectMatchesOpenApi('post', '/fetch_api_key', res.status, res.body);
-      const me = await t.http().get('/api/v1/users/me').auth(HAMLET, res.body.api_key as string);
+      const me = await t
+        .http()
+        .get('/api/v1/users/me')
+        .auth(HAMLET, res.body.api_key as string);
       expect(me.status).toBe(200);
       expect(me.body.user_id).toBe(HAMLET_ID);
     });
 
     it('accepts a multipart body (zulip-js without apiKey)', async () => {
-      const res = await t.http().post('/api/v1/fetch_api_key').field('username', HAMLET).field('password', DEMO_PASSWORD);
+      const res = await t
+        .http()
+        .post('/api/v1/fetch_api_key')
+        .field('username', HAMLET)
+        .field('password', DEMO_PASSWORD);
       expect(res.status).toBe(200);
       expect(res.body.user_id).toBe(HAMLET_ID);
     });
@@ -166,7 +208,11 @@ describe('API key endpoints (development mode)', () => {
     ])('%s → 401 AUTHENTICATION_FAILED', async (_name, username, password) => {
       const res = await fetchKey(username, password);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Your username or password is incorrect',
+        code: 'AUTHENTICATION_FAILED',
+      });
       expectMatchesOpenApi('post', '/fetch_api_key', res.status, res.body);
     });
 
@@ -188,14 +234,23 @@ describe('API key endpoints (development mode)', () => {
       await withRealmDeactivated(async () => {
         const res = await fetchKey(HAMLET, DEMO_PASSWORD);
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ result: 'error', msg: 'This organization has been deactivated', code: 'REALM_DEACTIVATED' });
+        expect(res.body).toEqual({
+          result: 'error',
+          msg: 'This organization has been deactivated',
+          code: 'REALM_DEACTIVATED',
+        });
       });
     });
 
     it('missing arguments → REQUEST_VARIABLE_MISSING, password first', async () => {
       const res = await t.http().post('/api/v1/fetch_api_key');
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: "Missing 'password' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'password' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: "Missing 'password' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'password',
+      });
       const noUser = await t.http().post('/api/v1/fetch_api_key').type('form').send({ password: 'x' });
       expect(noUser.body).toMatchObject({ msg: "Missing 'username' argument", var_name: 'username' });
     });
@@ -228,7 +283,11 @@ describe('API key endpoints (production mode)', () => {
   });
 
   it('POST /fetch_api_key still works', async () => {
-    const res = await t.http().post('/api/v1/fetch_api_key').type('form').send({ username: HAMLET, password: DEMO_PASSWORD });
+    const res = await t
+      .http()
+      .post('/api/v1/fetch_api_key')
+      .type('form')
+      .send({ username: HAMLET, password: DEMO_PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body.user_id).toBe(HAMLET_ID);
   });
@@ -246,7 +305,12 @@ describe('API key endpoints with no realm on the root host', () => {
       const res = await t.http().post(path).type('form').send({ username: HAMLET, password: DEMO_PASSWORD });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ result: 'error', msg: 'Invalid subdomain', code: 'BAD_REQUEST' });
-      const ok = await t.http().post(path).set('Host', 'zulip.zulip.testserver').type('form').send({ username: HAMLET, password: DEMO_PASSWORD });
+      const ok = await t
+        .http()
+        .post(path)
+        .set('Host', 'zulip.zulip.testserver')
+        .type('form')
+        .send({ username: HAMLET, password: DEMO_PASSWORD });
       expect(ok.status).toBe(200);
       expect(ok.body.user_id).toBe(HAMLET_ID);
     }

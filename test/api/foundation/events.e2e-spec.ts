@@ -34,7 +34,11 @@ describe('event queues', () => {
   }
 
   const getEvents = async (as: string, query: Record<string, string>) =>
-    t.http().get('/api/v1/events').auth(...(await t.auth(as))).query(query);
+    t
+      .http()
+      .get('/api/v1/events')
+      .auth(...(await t.auth(as)))
+      .query(query);
 
   describe('GET /events', () => {
     it('returns nothing at once with dont_block on a fresh queue', async () => {
@@ -76,7 +80,11 @@ describe('event queues', () => {
       for (const id of ['0', '-1']) {
         const res = await getEvents(HAMLET, { queue_id: q.queueId, last_event_id: id, dont_block: 'true' });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ result: 'error', msg: `An event newer than ${id} has already been pruned!`, code: 'BAD_REQUEST' });
+        expect(res.body).toEqual({
+          result: 'error',
+          msg: `An event newer than ${id} has already been pruned!`,
+          code: 'BAD_REQUEST',
+        });
         expectMatchesOpenApi('get', '/events', res.status, res.body);
       }
     });
@@ -92,7 +100,12 @@ describe('event queues', () => {
     it('an unknown queue → BAD_EVENT_QUEUE_ID with queue_id', async () => {
       const res = await getEvents(HAMLET, { queue_id: 'no-such-queue', last_event_id: '-1', dont_block: 'true' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: 'Bad event queue ID: no-such-queue', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'no-such-queue' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Bad event queue ID: no-such-queue',
+        code: 'BAD_EVENT_QUEUE_ID',
+        queue_id: 'no-such-queue',
+      });
       expectMatchesOpenApi('get', '/events', res.status, res.body);
     });
 
@@ -101,13 +114,17 @@ describe('event queues', () => {
       await send({ type: TEST_TYPE });
       const res = await getEvents(OTHELLO, { queue_id: q.queueId, last_event_id: '0', dont_block: 'true' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: 'You are not authorized to get events from this queue', code: 'BAD_REQUEST' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'You are not authorized to get events from this queue',
+        code: 'BAD_REQUEST',
+      });
       // Nothing was acknowledged by the refused request.
       const own = await getEvents(HAMLET, { queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
       expect(own.body.events).toHaveLength(1);
     });
 
-    it('a missing last_event_id → Missing \'last_event_id\' argument', async () => {
+    it("a missing last_event_id → Missing 'last_event_id' argument", async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       const res = await getEvents(HAMLET, { queue_id: q.queueId, dont_block: 'true' });
       expect(res.status).toBe(400);
@@ -170,7 +187,12 @@ describe('event queues', () => {
         });
       });
       const auth = await t.auth(HAMLET);
-      const response = t.http().get('/api/v1/events').auth(...auth).query({ queue_id: queueId, last_event_id: lastEventId }).then((r) => r);
+      const response = t
+        .http()
+        .get('/api/v1/events')
+        .auth(...auth)
+        .query({ queue_id: queueId, last_event_id: lastEventId })
+        .then((r) => r);
       await entered;
       await tick();
       // Wrapped: returning the promise itself would make this async function wait for it.
@@ -206,7 +228,11 @@ describe('event queues', () => {
     it('DELETE /events ends a parked poll', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       const { response: poll } = await startPoll(q.queueId);
-      const del = await t.http().delete('/api/v1/events').auth(...(await t.auth(HAMLET))).query({ queue_id: q.queueId });
+      const del = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)))
+        .query({ queue_id: q.queueId });
       expect(del.status).toBe(200);
       const res = await poll;
       expect(res.status).toBe(200);
@@ -259,35 +285,70 @@ describe('event queues', () => {
   describe('DELETE /events', () => {
     it('deletes the queue; then GET /events → BAD_EVENT_QUEUE_ID', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
-      const res = await t.http().delete('/api/v1/events').auth(...(await t.auth(HAMLET))).type('form').send({ queue_id: q.queueId });
+      const res = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)))
+        .type('form')
+        .send({ queue_id: q.queueId });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '' });
       expectMatchesOpenApi('delete', '/events', res.status, res.body);
       const gone = await getEvents(HAMLET, { queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
       expect(gone.status).toBe(400);
-      expect(gone.body).toEqual({ result: 'error', msg: `Bad event queue ID: ${q.queueId}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: q.queueId });
+      expect(gone.body).toEqual({
+        result: 'error',
+        msg: `Bad event queue ID: ${q.queueId}`,
+        code: 'BAD_EVENT_QUEUE_ID',
+        queue_id: q.queueId,
+      });
     });
 
     it('an unknown queue → BAD_EVENT_QUEUE_ID', async () => {
-      const res = await t.http().delete('/api/v1/events').auth(...(await t.auth(HAMLET))).query({ queue_id: 'nope' });
+      const res = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)))
+        .query({ queue_id: 'nope' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: 'Bad event queue ID: nope', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'nope' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Bad event queue ID: nope',
+        code: 'BAD_EVENT_QUEUE_ID',
+        queue_id: 'nope',
+      });
       expectMatchesOpenApi('delete', '/events', res.status, res.body);
     });
 
     it("another user's queue is refused and survives", async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
-      const res = await t.http().delete('/api/v1/events').auth(...(await t.auth(OTHELLO))).query({ queue_id: q.queueId });
+      const res = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...(await t.auth(OTHELLO)))
+        .query({ queue_id: q.queueId });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: 'You are not authorized to get events from this queue', code: 'BAD_REQUEST' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'You are not authorized to get events from this queue',
+        code: 'BAD_REQUEST',
+      });
       const still = await getEvents(HAMLET, { queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
       expect(still.status).toBe(200);
     });
 
     it('a missing queue_id → REQUEST_VARIABLE_MISSING', async () => {
-      const res = await t.http().delete('/api/v1/events').auth(...(await t.auth(HAMLET)));
+      const res = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)));
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: "Missing 'queue_id' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'queue_id' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: "Missing 'queue_id' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'queue_id',
+      });
     });
   });
 });
@@ -302,11 +363,19 @@ describe('heartbeats', () => {
   it('an idle long-poll ends with a heartbeat event, which is acknowledged like any event', async () => {
     const q = await registerQueue(t, HAMLET, ['message']);
     const auth = await t.auth(HAMLET);
-    const res = await t.http().get('/api/v1/events').auth(...auth).query({ queue_id: q.queueId, last_event_id: '-1' });
+    const res = await t
+      .http()
+      .get('/api/v1/events')
+      .auth(...auth)
+      .query({ queue_id: q.queueId, last_event_id: '-1' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '', events: [{ type: 'heartbeat', id: 0 }] });
     expectMatchesOpenApi('get', '/events', res.status, res.body);
-    const next = await t.http().get('/api/v1/events').auth(...auth).query({ queue_id: q.queueId, last_event_id: '0', dont_block: 'true' });
+    const next = await t
+      .http()
+      .get('/api/v1/events')
+      .auth(...auth)
+      .query({ queue_id: q.queueId, last_event_id: '0', dont_block: 'true' });
     expect(next.body.events).toEqual([]);
   });
 });

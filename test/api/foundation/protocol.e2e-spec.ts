@@ -56,22 +56,35 @@ describe('protocol layer', () => {
     });
 
     it('takes the last value of a repeated key (urlencoded, multipart, query)', async () => {
-      const form = await devKey().type('form').send(`username=${encodeURIComponent(OTHELLO)}&username=${encodeURIComponent(HAMLET)}`);
+      const form = await devKey()
+        .type('form')
+        .send(`username=${encodeURIComponent(OTHELLO)}&username=${encodeURIComponent(HAMLET)}`);
       expect(form.status).toBe(200);
       expect(form.body.user_id).toBe(HAMLET_ID);
       const multi = await devKey().field('username', OTHELLO).field('username', HAMLET);
       expect(multi.status).toBe(200);
       expect(multi.body.user_id).toBe(HAMLET_ID);
-      const query = await t.http().post(`/api/v1/dev_fetch_api_key?username=${encodeURIComponent(HAMLET)}&username=${encodeURIComponent(OTHELLO)}`);
+      const query = await t
+        .http()
+        .post(
+          `/api/v1/dev_fetch_api_key?username=${encodeURIComponent(HAMLET)}&username=${encodeURIComponent(OTHELLO)}`,
+        );
       expect(query.status).toBe(200);
       expect(query.body.user_id).toBe(OTHELLO_ID);
     });
 
     it('reads GET parameters from the query string', async () => {
       const auth = await t.auth(HAMLET);
-      const dflt = await t.http().get('/api/v1/users/me').auth(...auth);
+      const dflt = await t
+        .http()
+        .get('/api/v1/users/me')
+        .auth(...auth);
       expect(dflt.status).toBe(200);
-      const res = await t.http().get('/api/v1/users').query({ client_gravatar: 'false', user_ids: `[${OTHELLO_ID}]` }).auth(...auth);
+      const res = await t
+        .http()
+        .get('/api/v1/users')
+        .query({ client_gravatar: 'false', user_ids: `[${OTHELLO_ID}]` })
+        .auth(...auth);
       expect(res.status).toBe(200);
       expect(res.body.members).toHaveLength(1);
       expect(res.body.members[0].avatar_url).toEqual(expect.stringContaining('gravatar.com'));
@@ -94,21 +107,40 @@ describe('protocol layer', () => {
       const q1 = await registerQueue(t, HAMLET, ['message']);
       const q2 = await registerQueue(t, HAMLET, ['message']);
       const q3 = await registerQueue(t, HAMLET, ['message']);
-      const viaForm = await t.http().delete('/api/v1/events').auth(...auth).type('form').send({ queue_id: q1.queueId });
-      const viaMultipart = await t.http().delete('/api/v1/events').auth(...auth).field('queue_id', q2.queueId);
-      const viaQuery = await t.http().delete('/api/v1/events').auth(...auth).query({ queue_id: q3.queueId });
+      const viaForm = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...auth)
+        .type('form')
+        .send({ queue_id: q1.queueId });
+      const viaMultipart = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...auth)
+        .field('queue_id', q2.queueId);
+      const viaQuery = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...auth)
+        .query({ queue_id: q3.queueId });
       for (const res of [viaForm, viaMultipart, viaQuery]) {
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ result: 'success', msg: '' });
       }
       for (const q of [q1, q2, q3]) {
-        const gone = await t.http().get('/api/v1/events').auth(...auth).query({ queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
+        const gone = await t
+          .http()
+          .get('/api/v1/events')
+          .auth(...auth)
+          .query({ queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
         expect(gone.body.code).toBe('BAD_EVENT_QUEUE_ID');
       }
     });
 
     it('ignores a JSON body: its parameters come out missing', async () => {
-      const res = await devKey().set('Content-Type', 'application/json').send(JSON.stringify({ username: HAMLET }));
+      const res = await devKey()
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ username: HAMLET }));
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         result: 'error',
@@ -120,15 +152,28 @@ describe('protocol layer', () => {
 
     it('ignores a JSON body sent with DELETE too', async () => {
       const q = await registerQueue(t, HAMLET, ['message']);
-      const res = await t.http().delete('/api/v1/events').auth(...(await t.auth(HAMLET))).send({ queue_id: q.queueId });
+      const res = await t
+        .http()
+        .delete('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)))
+        .send({ queue_id: q.queueId });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: "Missing 'queue_id' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'queue_id' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: "Missing 'queue_id' argument",
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: 'queue_id',
+      });
     });
   });
 
   describe("Zulip's parameter errors", () => {
     const getUsers = async (query: Record<string, string>) =>
-      t.http().get('/api/v1/users').query(query).auth(...(await t.auth(HAMLET)));
+      t
+        .http()
+        .get('/api/v1/users')
+        .query(query)
+        .auth(...(await t.auth(HAMLET)));
 
     it.each([
       [{ client_gravatar: 'yes' }, 'client_gravatar is not valid JSON'],
@@ -206,7 +251,11 @@ describe('protocol layer', () => {
     });
 
     it('is absent when every parameter was used', async () => {
-      const res = await t.http().get('/api/v1/users').query({ client_gravatar: 'true' }).auth(...(await t.auth(HAMLET)));
+      const res = await t
+        .http()
+        .get('/api/v1/users')
+        .query({ client_gravatar: 'true' })
+        .auth(...(await t.auth(HAMLET)));
       expect(res.status).toBe(200);
       expect(res.body).not.toHaveProperty('ignored_parameters_unsupported');
     });
@@ -214,17 +263,27 @@ describe('protocol layer', () => {
     it('is never added to an error', async () => {
       const res = await devKey().type('form').send({ username: 'nobody@zulip.com', junk: '1' });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Your username or password is incorrect',
+        code: 'AUTHENTICATION_FAILED',
+      });
     });
   });
 
   describe('routing errors', () => {
-    it.each(['/api/v1/no_such_endpoint', '/api/v1/users/10/nothing', '/no/such/page'])('unknown route %s → JSON 404', async (path) => {
-      const res = await t.http().get(path).auth(...(await t.auth(HAMLET)));
-      expect(res.status).toBe(404);
-      expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
-    });
+    it.each(['/api/v1/no_such_endpoint', '/api/v1/users/10/nothing', '/no/such/page'])(
+      'unknown route %s → JSON 404',
+      async (path) => {
+        const res = await t
+          .http()
+          .get(path)
+          .auth(...(await t.auth(HAMLET)));
+        expect(res.status).toBe(404);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body).toEqual({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+      },
+    );
 
     it('answers an unknown route without credentials with 404, not 401', async () => {
       const res = await t.http().post('/api/v1/no_such_endpoint');
@@ -239,9 +298,17 @@ describe('protocol layer', () => {
       ['post', '/api/v1/events', ['DELETE', 'GET', 'HEAD']],
       ['delete', '/api/v1/server_settings', ['GET', 'HEAD']],
     ] as const)('%s %s → 405 with allowed_methods %j', async (method, path, allowed) => {
-      const res = await t.http()[method](path).auth(...(await t.auth(HAMLET)));
+      const res = await t
+        .http()
+        [method](path)
+        .auth(...(await t.auth(HAMLET)));
       expect(res.status).toBe(405);
-      expect(res.body).toEqual({ result: 'error', msg: 'Method Not Allowed', code: 'BAD_REQUEST', allowed_methods: allowed });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Method Not Allowed',
+        code: 'BAD_REQUEST',
+        allowed_methods: allowed,
+      });
     });
   });
 
@@ -271,15 +338,29 @@ describe('protocol layer', () => {
     it('POST with method=DELETE runs DELETE, and reports `method` as ignored', async () => {
       const q = await registerQueue(t, HAMLET, ['message']);
       const auth = await t.auth(HAMLET);
-      const res = await t.http().post('/api/v1/events').auth(...auth).type('form').send({ method: 'DELETE', queue_id: q.queueId });
+      const res = await t
+        .http()
+        .post('/api/v1/events')
+        .auth(...auth)
+        .type('form')
+        .send({ method: 'DELETE', queue_id: q.queueId });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '', ignored_parameters_unsupported: ['method'] });
-      const gone = await t.http().get('/api/v1/events').auth(...auth).query({ queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
+      const gone = await t
+        .http()
+        .get('/api/v1/events')
+        .auth(...auth)
+        .query({ queue_id: q.queueId, last_event_id: '-1', dont_block: 'true' });
       expect(gone.body.code).toBe('BAD_EVENT_QUEUE_ID');
     });
 
     it('works with a multipart body and a lowercase method', async () => {
-      const res = await t.http().post('/api/v1/users').auth(...(await t.auth(HAMLET))).field('method', 'get').field('user_ids', `[${HAMLET_ID}]`);
+      const res = await t
+        .http()
+        .post('/api/v1/users')
+        .auth(...(await t.auth(HAMLET)))
+        .field('method', 'get')
+        .field('user_ids', `[${HAMLET_ID}]`);
       expect(res.status).toBe(200);
       expect(res.body.members.map((m: { user_id: number }) => m.user_id)).toEqual([HAMLET_ID]);
       expect(res.body.ignored_parameters_unsupported).toEqual(['method']);
@@ -287,9 +368,18 @@ describe('protocol layer', () => {
 
     it('is not applied to other methods or from the query string', async () => {
       const auth = await t.auth(HAMLET);
-      const fromQuery = await t.http().post('/api/v1/users').query({ method: 'GET' }).auth(...auth);
+      const fromQuery = await t
+        .http()
+        .post('/api/v1/users')
+        .query({ method: 'GET' })
+        .auth(...auth);
       expect(fromQuery.status).toBe(405);
-      const fromPatch = await t.http().patch('/api/v1/register').auth(...auth).type('form').send({ method: 'POST' });
+      const fromPatch = await t
+        .http()
+        .patch('/api/v1/register')
+        .auth(...auth)
+        .type('form')
+        .send({ method: 'POST' });
       expect(fromPatch.status).toBe(405);
     });
   });
@@ -347,24 +437,40 @@ describe('body size limit', () => {
   afterAll(() => t.close());
 
   it('accepts a body under the limit', async () => {
-    const res = await t.http().post('/api/v1/dev_fetch_api_key').type('form').send({ username: HAMLET, pad: 'x'.repeat(10_000) });
+    const res = await t
+      .http()
+      .post('/api/v1/dev_fetch_api_key')
+      .type('form')
+      .send({ username: HAMLET, pad: 'x'.repeat(10_000) });
     expect(res.status).toBe(200);
   });
 
   it('answers an urlencoded body over the limit with a JSON 413', async () => {
-    const res = await t.http().post('/api/v1/dev_fetch_api_key').type('form').send({ username: HAMLET, pad: 'x'.repeat(20_000) });
+    const res = await t
+      .http()
+      .post('/api/v1/dev_fetch_api_key')
+      .type('form')
+      .send({ username: HAMLET, pad: 'x'.repeat(20_000) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ result: 'error', msg: 'Request body too large', code: 'BAD_REQUEST' });
   });
 
   it('answers a multipart field over the limit with a JSON 413', async () => {
-    const res = await t.http().post('/api/v1/dev_fetch_api_key').field('username', HAMLET).field('pad', 'x'.repeat(20_000));
+    const res = await t
+      .http()
+      .post('/api/v1/dev_fetch_api_key')
+      .field('username', HAMLET)
+      .field('pad', 'x'.repeat(20_000));
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ result: 'error', msg: 'Request body too large', code: 'BAD_REQUEST' });
   });
 
   it('refuses an oversized body before authentication', async () => {
-    const res = await t.http().delete('/api/v1/events').type('form').send({ queue_id: 'x'.repeat(20_000) });
+    const res = await t
+      .http()
+      .delete('/api/v1/events')
+      .type('form')
+      .send({ queue_id: 'x'.repeat(20_000) });
     expect(res.status).toBe(413);
     expect(res.body.msg).toBe('Request body too large');
   });

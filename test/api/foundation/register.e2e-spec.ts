@@ -39,7 +39,10 @@ describe('POST /register', () => {
   afterAll(() => t.close());
 
   /** Sends `event` to Hamlet's queues now (no transaction), and lets delivery finish. */
-  const deliver = async (event: { type: string } & Record<string, unknown>, customize?: Parameters<EventsService['sendOnCommit']>[3]) => {
+  const deliver = async (
+    event: { type: string } & Record<string, unknown>,
+    customize?: Parameters<EventsService['sendOnCommit']>[3],
+  ) => {
     const realm = (await t.app.get(RealmService).findByStringId('zulip'))!;
     t.app.get(EventsService).sendOnCommit(realm.id, event, [10], customize);
     await new Promise((resolve) => setImmediate(resolve));
@@ -138,9 +141,9 @@ describe('POST /register', () => {
     });
 
     it('gives realm group settings as group-setting values (system group ids)', async () => {
-      const ids = (await t.dataSource.query(
+      const ids = await t.dataSource.query<Array<{ id: number; name: string }>>(
         `SELECT g.id, g.name FROM user_group g JOIN realm r ON r.id = g.realm_id WHERE r.string_id = 'zulip' AND g.is_system_group`,
-      )) as Array<{ id: number; name: string }>;
+      );
       const byName = new Map(ids.map((r) => [r.name, r.id]));
       expect(body.realm_can_delete_any_message_group).toBe(byName.get('role:administrators'));
       expect(body.realm_can_mention_many_users_group).toBe(byName.get('role:administrators'));
@@ -172,20 +175,28 @@ describe('POST /register', () => {
 
     it('lists active and non-active users separately', () => {
       const active = body.realm_users as Array<{ user_id: number; is_active: boolean }>;
-      expect(active.map((u) => u.user_id).sort((a, b) => a - b)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+      expect(active.map((u) => u.user_id).sort((a, b) => a - b)).toEqual([
+        6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+      ]);
       expect(body.realm_non_active_users).toEqual([]);
       expect(body.cross_realm_bots).toEqual([]);
     });
 
     it('gives user groups, legacy top-level user settings and the realm defaults', () => {
       const groups = body.realm_user_groups as Array<{ name: string }>;
-      expect(groups.map((g) => g.name)).toEqual(expect.arrayContaining(['hamletcharacters', 'role:everyone', 'role:nobody']));
+      expect(groups.map((g) => g.name)).toEqual(
+        expect.arrayContaining(['hamletcharacters', 'role:everyone', 'role:nobody']),
+      );
       expect(body).toMatchObject({ enter_sends: true, emojiset: 'google', timezone: '', notification_sound: 'zulip' });
       expect(body).not.toHaveProperty('user_settings');
       // Settings newer than user_settings_object are not sent at the top level.
       expect(body).not.toHaveProperty('web_font_size_px');
       expect(body).not.toHaveProperty('email_address_visibility');
-      expect(body.realm_user_settings_defaults).toMatchObject({ enter_sends: true, email_address_visibility: 1, web_font_size_px: 16 });
+      expect(body.realm_user_settings_defaults).toMatchObject({
+        enter_sends: true,
+        email_address_visibility: 1,
+        web_font_size_px: 16,
+      });
     });
   });
 
@@ -195,7 +206,12 @@ describe('POST /register', () => {
     });
     expect(res.status).toBe(200);
     expectRegisterMatchesOpenApi(res.body);
-    expect(res.body.user_settings).toMatchObject({ enter_sends: true, web_font_size_px: 16, email_address_visibility: 1, timezone: '' });
+    expect(res.body.user_settings).toMatchObject({
+      enter_sends: true,
+      web_font_size_px: 16,
+      email_address_visibility: 1,
+      timezone: '',
+    });
     expect(res.body).not.toHaveProperty('enter_sends');
   });
 
@@ -304,7 +320,7 @@ describe('POST /register', () => {
     [{ include_subscribers: 'maybe' }, 'Invalid include_subscribers'],
     [{ narrow: '{}' }, 'narrow is not a list'],
   ])('%j → %s', async (params, msg) => {
-    const res = await register(HAMLET, params as Record<string, string>);
+    const res = await register(HAMLET, params);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ result: 'error', msg, code: 'BAD_REQUEST' });
   });

@@ -79,7 +79,7 @@ describe('GET /server_settings with the default realm on the root host', () => {
       realm_icon: expect.any(String),
       realm_web_public_access_enabled: true,
     });
-    expect(res.body.realm_description).toContain("The Zulip development environment default organization.");
+    expect(res.body.realm_description).toContain('The Zulip development environment default organization.');
     expect(res.body.realm_description).toMatch(/^<p>.*<\/p>$/s);
     expect(res.body.authentication_methods.dev).toBe(true);
     expect(res.body).not.toHaveProperty('ignored_parameters_unsupported');
@@ -87,7 +87,10 @@ describe('GET /server_settings with the default realm on the root host', () => {
 
   it("does not depend on the caller's credentials", async () => {
     const anonymous = await t.http().get('/api/v1/server_settings');
-    const authed = await t.http().get('/api/v1/server_settings').auth(...(await t.auth('hamlet@zulip.com')));
+    const authed = await t
+      .http()
+      .get('/api/v1/server_settings')
+      .auth(...(await t.auth('hamlet@zulip.com')));
     expect(authed.status).toBe(200);
     expect(authed.body).toEqual(anonymous.body);
   });
@@ -176,10 +179,21 @@ describe('GET /server_settings with no realm on the root host', () => {
   });
 
   it('the root host authenticates nobody: Account is not associated with this subdomain', async () => {
-    const res = await t.http().get('/api/v1/users/me').auth(...(await t.auth('hamlet@zulip.com')));
+    const res = await t
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...(await t.auth('hamlet@zulip.com')));
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ result: 'error', msg: 'Account is not associated with this subdomain', code: 'UNAUTHORIZED' });
-    const onSubdomain = await t.http().get('/api/v1/users/me').set('Host', 'zulip.zulip.testserver').auth(...(await t.auth('hamlet@zulip.com')));
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Account is not associated with this subdomain',
+      code: 'UNAUTHORIZED',
+    });
+    const onSubdomain = await t
+      .http()
+      .get('/api/v1/users/me')
+      .set('Host', 'zulip.zulip.testserver')
+      .auth(...(await t.auth('hamlet@zulip.com')));
     expect(onSubdomain.status).toBe(200);
     expect(onSubdomain.body.email).toBe('hamlet@zulip.com');
   });

@@ -16,7 +16,12 @@ const SHIVA = 'shiva@zulip.com';
 /** Demo realm: ten people (6–15) and three bots (16–18). */
 const REALM_USER_IDS = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
 
-type UserDict = Record<string, unknown> & { user_id: number; email: string; delivery_email: string | null; avatar_url: string | null };
+type UserDict = Record<string, unknown> & {
+  user_id: number;
+  email: string;
+  delivery_email: string | null;
+  avatar_url: string | null;
+};
 
 const gravatarHash = (email: string) => createHash('md5').update(email.toLowerCase()).digest('hex');
 
@@ -28,7 +33,11 @@ describe('users endpoints', () => {
   afterAll(() => t.close());
 
   const get = async (path: string, as = HAMLET, query: Record<string, string> = {}) =>
-    t.http().get(`/api/v1${path}`).query(query).auth(...(await t.auth(as)));
+    t
+      .http()
+      .get(`/api/v1${path}`)
+      .query(query)
+      .auth(...(await t.auth(as)));
 
   describe('GET /users', () => {
     it('lists every user of the realm, bots included, with Zulip fields', async () => {
@@ -77,7 +86,9 @@ describe('users endpoints', () => {
       expect(res.status).toBe(200);
       expectMatchesOpenApi('get', '/users', res.status, res.body);
       const hamlet = (res.body.members as UserDict[]).find((m) => m.user_id === HAMLET_ID)!;
-      expect(hamlet.avatar_url).toBe(`https://secure.gravatar.com/avatar/${gravatarHash(HAMLET)}?d=identicon&version=1`);
+      expect(hamlet.avatar_url).toBe(
+        `https://secure.gravatar.com/avatar/${gravatarHash(HAMLET)}?d=identicon&version=1`,
+      );
     });
 
     it('user_ids limits the result', async () => {
@@ -130,7 +141,14 @@ describe('users endpoints', () => {
       expect(res.body).toMatchObject({
         result: 'success',
         msg: '',
-        user: { user_id: 12, email: OTHELLO, delivery_email: OTHELLO, full_name: 'Othello, the Moor of Venice', role: 400, avatar_url: null },
+        user: {
+          user_id: 12,
+          email: OTHELLO,
+          delivery_email: OTHELLO,
+          full_name: 'Othello, the Moor of Venice',
+          role: 400,
+          avatar_url: null,
+        },
       });
       expect(res.body.user).not.toHaveProperty('profile_data');
     });
@@ -147,7 +165,12 @@ describe('users endpoints', () => {
       const res = await get('/users/16');
       expect(res.status).toBe(200);
       expectMatchesOpenApi('get', '/users/{user_id}', res.status, res.body);
-      expect(res.body.user).toMatchObject({ email: 'default-bot@zulip.com', is_bot: true, bot_type: 1, bot_owner_id: 9 });
+      expect(res.body.user).toMatchObject({
+        email: 'default-bot@zulip.com',
+        is_bot: true,
+        bot_type: 1,
+        bot_owner_id: 9,
+      });
     });
 
     it.each(['9999', '99999999999', '0', '1'])('an unknown id (%s) → 400 No such user', async (id) => {
@@ -239,9 +262,15 @@ describe('users endpoints', () => {
     });
 
     it('authentication still uses the delivery email', async () => {
-      const res = await t.http().get('/api/v1/users/me').auth(HAMLET, await t.apiKey(HAMLET));
+      const res = await t
+        .http()
+        .get('/api/v1/users/me')
+        .auth(HAMLET, await t.apiKey(HAMLET));
       expect(res.status).toBe(200);
-      const withDummy = await t.http().get('/api/v1/users/me').auth(dummy, await t.apiKey(HAMLET));
+      const withDummy = await t
+        .http()
+        .get('/api/v1/users/me')
+        .auth(dummy, await t.apiKey(HAMLET));
       expect(withDummy.status).toBe(401);
       expect(withDummy.body.msg).toBe('Invalid API key');
     });

@@ -27,7 +27,6 @@ function loadZulipJs(): ZulipInit | undefined {
 const zulipInit = loadZulipJs();
 const describeWithZulipJs = zulipInit ? describe : describe.skip;
 if (!zulipInit) {
-  // eslint-disable-next-line no-console
   console.warn('zulip-js is not installed: skipping the zulip-js client test (npm install --save-dev zulip-js)');
 }
 
@@ -51,7 +50,13 @@ describeWithZulipJs('zulip-js client', () => {
 
   it('logs in with the API key and reads its own profile', async () => {
     const me = await client.users.me.getProfile();
-    expect(me).toMatchObject({ result: 'success', msg: '', user_id: HAMLET_ID, email: HAMLET, full_name: 'King Hamlet' });
+    expect(me).toMatchObject({
+      result: 'success',
+      msg: '',
+      user_id: HAMLET_ID,
+      email: HAMLET,
+      full_name: 'King Hamlet',
+    });
   });
 
   it('logs in with email and password (POST /fetch_api_key, multipart)', async () => {
