@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiAuthGuard } from './common/auth/api-auth.guard';
 import { RolesGuard } from './common/auth/roles.guard';
+import { ChannelsModule } from './channels/channels.module';
 import { AppConfig } from './common/config/config';
 import { RATE_LIMITER, RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { InMemoryRateLimitStore, RateLimiter } from './common/rate-limit/rate-limiter';
@@ -30,6 +31,7 @@ export class AppModule {
         EventsModule,
         RealmModule,
         UsersModule,
+        ChannelsModule,
         RegisterModule,
         HealthModule,
         PushModule,

@@ -64,7 +64,10 @@ export const METADATA_GRANTING_SETTINGS: ChannelGroupSettingName[] = [
 ];
 
 /** Settings that may only be changed by someone with content access. */
-export const CONTENT_ACCESS_REQUIRED_SETTINGS: ChannelGroupSettingName[] = ['can_add_subscribers_group', 'can_subscribe_group'];
+export const CONTENT_ACCESS_REQUIRED_SETTINGS: ChannelGroupSettingName[] = [
+  'can_add_subscribers_group',
+  'can_subscribe_group',
+];
 
 /** Stream.topics_policy codes and their API names. */
 export const TopicsPolicy = {
@@ -130,4 +133,3 @@ export const BOOLEAN_SUBSCRIPTION_PROPERTIES = [
   'wildcard_mentions_notify',
 ] as const;
 export type SubscriptionPropertyName = (typeof BOOLEAN_SUBSCRIPTION_PROPERTIES)[number] | 'color';
-

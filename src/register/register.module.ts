@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
@@ -6,7 +7,7 @@ import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

@@ -3,6 +3,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
+import { ChannelQueriesService } from '../channels/channel-queries.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -80,6 +81,7 @@ export class RegisterService {
     private readonly users: UsersService,
     private readonly groupSettings: GroupSettingsService,
     private readonly userGroups: UserGroupsQueryService,
+    private readonly channelQueries: ChannelQueriesService,
   ) {}
 
   async register(auth: AuthContext, args: RegisterArgs, clientName: string): Promise<Record<string, unknown>> {
@@ -146,6 +148,21 @@ export class RegisterService {
         ],
       };
     }
+    // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
+    const archivedChannels = capabilities.archived_channels === true;
+    if (want('subscription')) {
+      Object.assign(
+        state,
+        await this.channelQueries.subscriptionState(auth, {
+          includeSubscribers: args.include_subscribers !== 'false',
+          includeArchived: archivedChannels,
+        }),
+      );
+    }
+    if (want('stream')) state.streams = await this.channelQueries.registerStreams(auth, archivedChannels);
+    if (want('default_streams')) state.realm_default_streams = await this.channelQueries.defaultStreamIds(auth);
+    if (want('user_topic')) state.user_topics = await this.channelQueries.userTopics(auth);
+    if (want('channel_folders')) state.channel_folders = await this.channelQueries.channelFolders(auth);
     // Events that arrived while we were computing state are already in the queue.
     state.last_event_id = queue.lastEventId;
     return state;

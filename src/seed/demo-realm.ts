@@ -1,4 +1,5 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
+import { seedDemoChannels } from '../channels/channels.seed';
 import { RealmService } from '../realm/realm.service';
 import { Role } from '../realm/system-groups';
 import { UserGroupsService } from '../users/user-groups.service';
@@ -107,6 +108,7 @@ export async function seedDemoRealm(app: INestApplicationContext): Promise<boole
     creatorId: cordelia,
     members: [cordelia, byEmail.get('hamlet@zulip.com')!],
   });
+  await seedDemoChannels(app, realm.id);
   logger.log(`seeded demo realm 'zulip' with ${DEMO_USERS.length} users and ${DEMO_BOTS.length} bots`);
   return true;
 }

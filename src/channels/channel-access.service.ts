@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../common/errors/zulip-error';
+import type { SystemGroupName } from '../realm/system-groups';
+import { GroupSettingsService } from '../users/group-settings.service';
+import type { Stream } from './channel.entity';
+import { AudienceData } from './channel-audiences';
+import { ChannelFormatContext } from './channel-format';
+import { CHANNEL_GROUP_SETTING_NAMES, CHANNEL_GROUP_SETTINGS, METADATA_GRANTING_SETTINGS } from './channel-settings';
+import { canAccessChannelContent, canAccessChannelMetadata, ChannelActor } from './channels.policy';
+import { ChannelsRepository } from './channels.repository';
+import type { Subscription } from './subscription.entity';
+
+export interface AccessOptions {
+  /** Refuse channels the user may only see the metadata of (default true). */
+  requireContentAccess?: boolean;
+  /** Refuse archived channels (default true). */
+  requireActive?: boolean;
+}
+
+export interface ChannelAccess {
+  stream: Stream;
+  /** The user's active subscription, if any. */
+  sub: Subscription | null;
+}
+
+/**
+ * Loading what permission checks need, and Zulip's access_stream_by_id / access_stream_by_name:
+ * "does not exist" and "no access" give the same error. Exported for the messaging module.
+ */
+@Injectable()
+export class ChannelAccessService {
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly groupSettings: GroupSettingsService,
+  ) {}
+
+  /** The acting user with their recursive group memberships (one query). */
+  async actorFor(user: { id: number; role: number }): Promise<ChannelActor> {
+    return { id: user.id, role: user.role, groupIds: await this.channels.recursiveGroupIdsOfUser(user.id) };
+  }
+
+  async accessById(
+    actor: ChannelActor,
+    realmId: number,
+    streamId: number,
+    options: AccessOptions = {},
+  ): Promise<ChannelAccess> {
+    const stream = await this.channels.findByIdInRealm(realmId, streamId);
+    return this.check(actor, stream, 'Invalid channel ID', options);
+  }
+
+  async accessByName(
+    actor: ChannelActor,
+    realmId: number,
+    name: string,
+    options: AccessOptions = {},
+  ): Promise<ChannelAccess> {
+    const stream = await this.channels.findByNameInRealm(realmId, name.trim());
+    return this.check(actor, stream, `Invalid channel name '${name}'`, options);
+  }
+
+  private async check(
+    actor: ChannelActor,
+    stream: Stream | null,
+    error: string,
+    options: AccessOptions,
+  ): Promise<ChannelAccess> {
+    if (!stream) throw Errors.badRequest(error);
+    const sub = await this.channels.activeSubscription(actor.id, stream.recipientId);
+    if ((options.requireActive ?? true) && stream.deactivated) throw Errors.badRequest(error);
+    const allowed =
+      (options.requireContentAccess ?? true)
+        ? canAccessChannelContent(actor, stream, sub !== null)
+        : canAccessChannelMetadata(actor, stream, sub !== null);
+    if (!allowed) throw Errors.badRequest(error);
+    return { stream, sub };
+  }
+
+  /** Active subscribers (active users) of a channel, sorted. */
+  async subscriberIds(stream: Pick<Stream, 'recipientId'>): Promise<number[]> {
+    if (stream.recipientId === null) return [];
+    return (await this.channels.subscriberIds([stream.recipientId])).get(stream.recipientId) ?? [];
+  }
+
+  /** Everything channel dicts of `streams` need, in four queries whatever their number. */
+  async formatContext(realmId: number, streams: Stream[]): Promise<ChannelFormatContext> {
+    const recipientIds = streams.map((s) => s.recipientId).filter((id): id is number => id !== null);
+    const groupIds = new Set<number>();
+    for (const s of streams) {
+      for (const name of CHANNEL_GROUP_SETTING_NAMES) groupIds.add(s[CHANNEL_GROUP_SETTINGS[name].property]);
+    }
+    // Sequential: inside a transaction every query shares one connection.
+    const counts = await this.channels.subscriberCounts(recipientIds);
+    const values = await this.groupSettings.valuesForApi(realmId, [...groupIds]);
+    const system = await this.groupSettings.systemGroupIds(realmId);
+    const systemNames = new Map<number, SystemGroupName>();
+    for (const [name, id] of system) systemNames.set(id, name);
+    const recipientOf = new Map(streams.map((s) => [s.id, s.recipientId]));
+    return {
+      groupValue: (id) => values.get(id) ?? id,
+      systemGroupName: (id) => systemNames.get(id),
+      subscriberCount: (streamId) => {
+        const rid = recipientOf.get(streamId);
+        return rid === null || rid === undefined ? 0 : (counts.get(rid) ?? 0);
+      },
+    };
+  }
+
+  /** Users, subscribers and metadata-group members for computing event audiences (three queries). */
+  async audienceData(realmId: number, streams: Stream[]): Promise<AudienceData> {
+    const recipientIds = streams.map((s) => s.recipientId).filter((id): id is number => id !== null);
+    const groupIds: number[] = [];
+    for (const s of streams) {
+      for (const name of METADATA_GRANTING_SETTINGS) groupIds.push(s[CHANNEL_GROUP_SETTINGS[name].property]);
+    }
+    const users = await this.channels.activeUsers(realmId);
+    const subscribers = await this.channels.subscriberIds(recipientIds);
+    const groupMembers = await this.channels.nonGuestMembersOfGroups(groupIds);
+    return { users, subscribers, groupMembers };
+  }
+}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { EventsService, ZulipEvent } from '../events/events.service';
+import type { ChannelDict } from './channel-format';
+import type { PeerEvent } from './channel-audiences';
+
+/**
+ * The events channels send (zerver/actions/streams.py), queued with sendOnCommit so they reach
+ * queues only after the transaction commits. Shapes follow Zulip's OpenAPI events at this
+ * server's feature level.
+ */
+@Injectable()
+export class ChannelEvents {
+  constructor(private readonly events: EventsService) {}
+
+  private send(realmId: number, event: ZulipEvent, userIds: Iterable<number>): void {
+    const recipients = [...userIds];
+    if (recipients.length > 0) this.events.sendOnCommit(realmId, event, recipients);
+  }
+
+  streamCreate(realmId: number, streams: ChannelDict[], userIds: Iterable<number>): void {
+    this.send(realmId, { type: 'stream', op: 'create', streams }, userIds);
+  }
+
+  streamDelete(realmId: number, streamIds: number[], userIds: Iterable<number>): void {
+    this.send(
+      realmId,
+      { type: 'stream', op: 'delete', streams: streamIds.map((stream_id) => ({ stream_id })), stream_ids: streamIds },
+      userIds,
+    );
+  }
+
+  streamUpdate(
+    realmId: number,
+    stream: { id: number; name: string },
+    property: string,
+    value: unknown,
+    userIds: Iterable<number>,
+    extra: Record<string, unknown> = {},
+  ): void {
+    this.send(
+      realmId,
+      { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra },
+      userIds,
+    );
+  }
+
+  /**
+   * Archiving and unarchiving: clients that declared the `archived_channels` capability get a
+   * stream update of `is_archived`; the others see the channel disappear (delete) or appear
+   * (create), as Zulip's event queue does since feature level 378.
+   */
+  archivedStateChange(
+    realmId: number,
+    stream: { id: number; name: string },
+    archived: boolean,
+    createDict: ChannelDict | null,
+    userIds: Iterable<number>,
+  ): void {
+    const recipients = [...userIds];
+    if (recipients.length === 0) return;
+    const update: ZulipEvent = {
+      type: 'stream',
+      op: 'update',
+      stream_id: stream.id,
+      name: stream.name,
+      property: 'is_archived',
+      value: archived,
+    };
+    const legacy: ZulipEvent | null = archived
+      ? { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] }
+      : createDict
+        ? { type: 'stream', op: 'create', streams: [createDict] }
+        : null;
+    this.events.sendOnCommit(realmId, update, recipients, (queue) =>
+      queue.options.clientCapabilities.archived_channels === true || !legacy ? update : legacy,
+    );
+  }
+
+  subscriptionAdd(realmId: number, userId: number, subscriptions: ChannelDict[]): void {
+    this.send(realmId, { type: 'subscription', op: 'add', subscriptions }, [userId]);
+  }
+
+  subscriptionRemove(realmId: number, userId: number, streams: Array<{ id: number; name: string }>): void {
+    this.send(
+      realmId,
+      { type: 'subscription', op: 'remove', subscriptions: streams.map((s) => ({ name: s.name, stream_id: s.id })) },
+      [userId],
+    );
+  }
+
+  subscriptionUpdate(realmId: number, userId: number, streamId: number, property: string, value: unknown): void {
+    this.send(realmId, { type: 'subscription', op: 'update', stream_id: streamId, property, value }, [userId]);
+  }
+
+  peer(realmId: number, op: 'peer_add' | 'peer_remove', events: PeerEvent[]): void {
+    for (const e of events) {
+      this.send(realmId, { type: 'subscription', op, stream_ids: e.streamIds, user_ids: e.userIds }, e.recipients);
+    }
+  }
+
+  defaultStreams(realmId: number, streamIds: number[], userIds: Iterable<number>): void {
+    this.send(realmId, { type: 'default_streams', default_streams: streamIds }, userIds);
+  }
+
+  realmUpdateDict(realmId: number, data: Record<string, unknown>, userIds: Iterable<number>): void {
+    this.send(realmId, { type: 'realm', op: 'update_dict', property: 'default', data }, userIds);
+  }
+
+  userTopic(
+    realmId: number,
+    userId: number,
+    e: { streamId: number; topicName: string; lastUpdated: Date; visibilityPolicy: number },
+  ): void {
+    this.send(
+      realmId,
+      {
+        type: 'user_topic',
+        stream_id: e.streamId,
+        topic_name: e.topicName,
+        last_updated: Math.floor(e.lastUpdated.getTime() / 1000),
+        visibility_policy: e.visibilityPolicy,
+      },
+      [userId],
+    );
+  }
+
+  channelFolderAdd(realmId: number, folder: Record<string, unknown>, userIds: Iterable<number>): void {
+    this.send(realmId, { type: 'channel_folder', op: 'add', channel_folder: folder }, userIds);
+  }
+
+  channelFolderUpdate(
+    realmId: number,
+    folderId: number,
+    data: Record<string, unknown>,
+    userIds: Iterable<number>,
+  ): void {
+    this.send(realmId, { type: 'channel_folder', op: 'update', channel_folder_id: folderId, data }, userIds);
+  }
+}

@@ -1,0 +1,219 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import type { Stream } from './channel.entity';
+import { ChannelAccessService } from './channel-access.service';
+import { channelDict, ChannelDict, subscriptionDict } from './channel-format';
+import {
+  canAccessChannelContent,
+  canAccessChannelMetadata,
+  canAccessPublicChannels,
+  canSeeSubscribers,
+  ChannelActor,
+  hasMetadataAccessViaGroups,
+  isRealmAdmin,
+  keepsMetadataAfterUnsubscribing,
+} from './channels.policy';
+import { ChannelsRepository } from './channels.repository';
+import type { Subscription } from './subscription.entity';
+import { UserTopicsRepository } from './user-topics.repository';
+import { ChannelFoldersRepository } from './channel-folders.repository';
+import { channelFolderDict } from './channel-folders.service';
+
+export interface GetStreamsOptions {
+  includePublic: boolean;
+  includeWebPublic: boolean;
+  includeSubscribed: boolean;
+  excludeArchived: boolean;
+  includeAll: boolean;
+  includeDefault: boolean;
+  includeOwnerSubscribed: boolean;
+  includeCanAccessContent: boolean;
+  includeAllActive: boolean;
+}
+
+export interface SubscriptionState {
+  subscriptions: ChannelDict[];
+  unsubscribed: ChannelDict[];
+  never_subscribed: ChannelDict[];
+}
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Read endpoints and POST /register state for channels. Each uses a fixed number of queries,
+ * whatever the number of channels: all permission filtering happens in memory on bulk-loaded rows.
+ */
+@Injectable()
+export class ChannelQueriesService {
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly access: ChannelAccessService,
+    private readonly topics: UserTopicsRepository,
+    private readonly folders: ChannelFoldersRepository,
+  ) {}
+
+  /** GET /streams (zerver/lib/streams.py get_streams_for_user / do_get_streams). */
+  async getStreams(auth: AuthContext, o: GetStreamsOptions): Promise<ChannelDict[]> {
+    const user = auth.user;
+    if (o.includeAllActive && !isRealmAdmin(user)) throw Errors.badRequest('User not authorized for this query');
+    const includeAll = o.includeAll || o.includeAllActive;
+    const actor = await this.access.actorFor(user);
+    const all = await this.channels.listInRealm(auth.realm.id, !o.excludeArchived);
+    const subscribed = await this.channels.activeRecipientIdsOfUser(user.id);
+    const ownerSubscribed =
+      o.includeOwnerSubscribed && user.isBot && user.botOwnerId !== null
+        ? await this.channels.activeRecipientIdsOfUser(user.botOwnerId)
+        : new Set<number>();
+    const isSub = (s: Stream) => s.recipientId !== null && subscribed.has(s.recipientId);
+    const includePublic = o.includePublic && canAccessPublicChannels(actor);
+
+    let selected: Stream[];
+    if (includeAll) {
+      selected = all.filter((s) => canAccessChannelMetadata(actor, s, isSub(s)));
+    } else {
+      const ownerFilter = o.includeOwnerSubscribed && user.isBot;
+      selected = all.filter((s) => {
+        if (o.includeCanAccessContent) {
+          if (canAccessChannelContent(actor, s, isSub(s))) return true;
+        } else {
+          if (o.includeSubscribed && isSub(s)) return true;
+          if (includePublic && !s.inviteOnly) return true;
+          if (o.includeWebPublic && s.isWebPublic && !s.inviteOnly && s.historyPublicToSubscribers && !s.deactivated) {
+            return true;
+          }
+        }
+        return ownerFilter && s.recipientId !== null && ownerSubscribed.has(s.recipientId);
+      });
+    }
+    const ctx = await this.access.formatContext(auth.realm.id, selected);
+    const dicts = selected.map((s) => channelDict(s, ctx)).sort(byName);
+    if (o.includeDefault) {
+      const defaults = new Set(await this.channels.defaultChannelIds(auth.realm.id));
+      for (const d of dicts) d.is_default = defaults.has(d.stream_id);
+    }
+    return dicts;
+  }
+
+  /** GET /streams/{stream_id}: metadata access suffices; archived channels are not found. */
+  async getStream(auth: AuthContext, streamId: number): Promise<ChannelDict> {
+    const actor = await this.access.actorFor(auth.user);
+    const { stream } = await this.access.accessById(actor, auth.realm.id, streamId, { requireContentAccess: false });
+    return channelDict(stream, await this.access.formatContext(auth.realm.id, [stream]));
+  }
+
+  /** GET /get_stream_id */
+  async getStreamId(auth: AuthContext, name: string): Promise<number> {
+    const actor = await this.access.actorFor(auth.user);
+    const { stream } = await this.access.accessByName(actor, auth.realm.id, name);
+    return stream.id;
+  }
+
+  /** GET /users/me/subscriptions: the caller's subscriptions to channels that are not archived. */
+  async listSubscriptions(auth: AuthContext, includeSubscribers: boolean): Promise<ChannelDict[]> {
+    const subs = await this.channels.subscriptionsOfUser(auth.user.id, true);
+    const streams = (
+      await this.channels.findByRecipientIds(
+        auth.realm.id,
+        subs.map((s) => s.recipientId),
+      )
+    ).filter((s) => !s.deactivated);
+    const ctx = await this.access.formatContext(auth.realm.id, streams);
+    const subscribers = includeSubscribers
+      ? await this.channels.subscriberIds(streams.map((s) => s.recipientId!))
+      : undefined;
+    const subByRecipient = new Map(subs.map((s) => [s.recipientId, s]));
+    return streams
+      .map((s) => subscriptionDict(s, subByRecipient.get(s.recipientId!)!, ctx, subscribers?.get(s.recipientId!)))
+      .sort(byName);
+  }
+
+  /**
+   * POST /register `subscriptions`, `unsubscribed` and `never_subscribed`
+   * (zerver/lib/subscription_info.py gather_subscriptions_helper).
+   */
+  async subscriptionState(
+    auth: AuthContext,
+    opts: { includeSubscribers: boolean; includeArchived: boolean },
+  ): Promise<SubscriptionState> {
+    const actor = await this.access.actorFor(auth.user);
+    const all = await this.channels.listInRealm(auth.realm.id, opts.includeArchived);
+    const subs = await this.channels.subscriptionsOfUser(auth.user.id, false);
+    const subByRecipient = new Map<number, Subscription>(subs.map((s) => [s.recipientId, s]));
+    const ctx = await this.access.formatContext(auth.realm.id, all);
+    const subscribersMap = opts.includeSubscribers
+      ? await this.channels.subscriberIds(all.map((s) => s.recipientId!).filter((id) => id !== null))
+      : undefined;
+    const state: SubscriptionState = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
+    for (const stream of all) {
+      const sub = stream.recipientId !== null ? subByRecipient.get(stream.recipientId) : undefined;
+      const subscribed = sub?.active === true;
+      const subscribers =
+        subscribersMap && canSeeSubscribers(actor, stream, subscribed)
+          ? (subscribersMap.get(stream.recipientId!) ?? [])
+          : [];
+      if (sub && sub.active) {
+        state.subscriptions.push(subscriptionDict(stream, sub, ctx, subscribersMap ? subscribers : undefined));
+      } else if (sub) {
+        if (keepsMetadataAfterUnsubscribing(actor, stream)) {
+          state.unsubscribed.push(subscriptionDict(stream, sub, ctx, subscribersMap ? subscribers : undefined));
+        }
+      } else {
+        const visible =
+          (canAccessPublicChannels(actor) || stream.isWebPublic) &&
+          (!stream.inviteOnly || isRealmAdmin(actor) || hasMetadataAccessViaGroups(actor, stream));
+        if (visible) {
+          const dict = channelDict(stream, ctx);
+          if (subscribersMap) dict.subscribers = subscribers;
+          state.never_subscribed.push(dict);
+        }
+      }
+    }
+    state.subscriptions.sort(byName);
+    state.unsubscribed.sort(byName);
+    state.never_subscribed.sort(byName);
+    return state;
+  }
+
+  /** POST /register `streams`: every channel the user can see (include_all + web-public). */
+  async registerStreams(auth: AuthContext, includeArchived: boolean): Promise<ChannelDict[]> {
+    return this.getStreams(auth, {
+      includePublic: true,
+      includeWebPublic: true,
+      includeSubscribed: true,
+      excludeArchived: !includeArchived,
+      includeAll: true,
+      includeDefault: false,
+      includeOwnerSubscribed: false,
+      includeCanAccessContent: false,
+      includeAllActive: false,
+    });
+  }
+
+  /** POST /register `realm_default_streams` (guests see none). */
+  async defaultStreamIds(auth: AuthContext): Promise<number[]> {
+    if (!canAccessPublicChannels(auth.user)) return [];
+    return this.channels.defaultChannelIds(auth.realm.id);
+  }
+
+  /** POST /register `user_topics`. */
+  async userTopics(auth: AuthContext): Promise<Array<Record<string, unknown>>> {
+    const rows = await this.topics.listForUser(auth.user.id);
+    return rows.map((r) => ({
+      stream_id: r.streamId,
+      topic_name: r.topicName,
+      last_updated: Math.floor(r.lastUpdated.getTime() / 1000),
+      visibility_policy: r.visibilityPolicy,
+    }));
+  }
+
+  /** POST /register `channel_folders` (archived ones included, as Zulip). */
+  async channelFolders(auth: AuthContext): Promise<Array<Record<string, unknown>>> {
+    return (await this.folders.listInRealm(auth.realm.id, true)).map(channelFolderDict);
+  }
+
+  /** The actor used by these checks (for other modules that already hold one). */
+  actorFor(user: { id: number; role: number }): Promise<ChannelActor> {
+    return this.access.actorFor(user);
+  }
+}

@@ -1,0 +1,80 @@
+import { Controller, Delete, Get, Param, Patch } from '@nestjs/common';
+import type { AuthContext } from '../common/auth/auth.types';
+import { CurrentUser } from '../common/auth/decorators';
+import { Args } from '../common/http/params';
+import { PathIntPipe } from '../common/http/path-int.pipe';
+import { ChannelAdminService } from './channel-admin.service';
+import {
+  parseGroupSettingChange,
+  parseNullableFolderId,
+  parseRetentionParam,
+  parseTopicsPolicy,
+  pickGroupSettings,
+} from './channel-params';
+import { ChannelQueriesService } from './channel-queries.service';
+import { GetStreamIdArgs, GetStreamsArgs, UpdateStreamArgs } from './dto/channels.dto';
+
+@Controller('api/v1')
+export class ChannelsController {
+  constructor(
+    private readonly queries: ChannelQueriesService,
+    private readonly admin: ChannelAdminService,
+  ) {}
+
+  @Get('streams')
+  async list(@CurrentUser() auth: AuthContext, @Args(GetStreamsArgs) args: GetStreamsArgs) {
+    const streams = await this.queries.getStreams(auth, {
+      includePublic: args.include_public,
+      includeWebPublic: args.include_web_public,
+      includeSubscribed: args.include_subscribed,
+      excludeArchived: args.exclude_archived,
+      includeAll: args.include_all,
+      includeAllActive: args.include_all_active,
+      includeDefault: args.include_default,
+      includeOwnerSubscribed: args.include_owner_subscribed,
+      includeCanAccessContent: args.include_can_access_content,
+    });
+    return { streams };
+  }
+
+  @Get('streams/:stream_id')
+  async get(@CurrentUser() auth: AuthContext, @Param('stream_id', PathIntPipe) streamId: number) {
+    return { stream: await this.queries.getStream(auth, streamId) };
+  }
+
+  @Patch('streams/:stream_id')
+  async update(
+    @CurrentUser() auth: AuthContext,
+    @Param('stream_id', PathIntPipe) streamId: number,
+    @Args(UpdateStreamArgs) args: UpdateStreamArgs,
+  ) {
+    const groupSettings = pickGroupSettings(args as unknown as Record<string, unknown>, parseGroupSettingChange);
+    const folderId = parseNullableFolderId(args.folder_id);
+    await this.admin.update(auth, streamId, {
+      description: args.description,
+      isPrivate: args.is_private,
+      isDefaultStream: args.is_default_stream,
+      historyPublicToSubscribers: args.history_public_to_subscribers,
+      isWebPublic: args.is_web_public,
+      newName: args.new_name,
+      messageRetentionDays:
+        args.message_retention_days === undefined ? undefined : parseRetentionParam(args.message_retention_days),
+      isArchived: args.is_archived,
+      topicsPolicy: parseTopicsPolicy(args.topics_policy),
+      groupSettings,
+      folderId,
+    });
+    return {};
+  }
+
+  @Delete('streams/:stream_id')
+  async archive(@CurrentUser() auth: AuthContext, @Param('stream_id', PathIntPipe) streamId: number) {
+    await this.admin.archive(auth, streamId);
+    return {};
+  }
+
+  @Get('get_stream_id')
+  async getStreamId(@CurrentUser() auth: AuthContext, @Args(GetStreamIdArgs) args: GetStreamIdArgs) {
+    return { stream_id: await this.queries.getStreamId(auth, args.stream) };
+  }
+}

@@ -1,0 +1,434 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { dbIds, isDbId } from '../database/ids';
+import { currentManager } from '../database/transaction';
+import { DefaultStream, Recipient, RecipientType, Stream } from './channel.entity';
+import { Subscription } from './subscription.entity';
+
+/** An active user of a realm, as event audiences and principals need it. */
+export interface RealmUserRow {
+  id: number;
+  role: number;
+  isBot: boolean;
+  botOwnerId: number | null;
+  isActive: boolean;
+  deliveryEmail: string;
+  emailAddressVisibility: number;
+  fullName: string;
+}
+
+export type NewChannelValues = Omit<
+  Stream,
+  'id' | 'recipientId' | 'dateCreated' | 'deactivated' | 'firstMessageId' | 'isRecentlyActive'
+>;
+
+/** Settable subscription columns of POST /users/me/subscriptions/properties. */
+export type SubscriptionColumn =
+  | 'is_muted'
+  | 'color'
+  | 'pin_to_top'
+  | 'desktop_notifications'
+  | 'audible_notifications'
+  | 'push_notifications'
+  | 'email_notifications'
+  | 'wildcard_mentions_notify';
+
+const PG_UNIQUE_VIOLATION = '23505';
+
+/**
+ * Rows of a raw query. TypeORM answers UPDATE and DELETE statements with `[rows, rowCount]`
+ * (INSERT and SELECT with the rows), so RETURNING results need unwrapping.
+ */
+export function returnedRows<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as T[];
+  }
+  return result as T[];
+}
+
+/** Was `err` a unique-index violation (optionally of the named index)? */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = e?.driverError?.code ?? e?.code;
+  const name = e?.driverError?.constraint ?? e?.constraint;
+  return code === PG_UNIQUE_VIOLATION && (constraint === undefined || name === constraint);
+}
+
+/** Channels, their recipients, subscriptions and default channels. */
+@Injectable()
+export class ChannelsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  // ---- channels -------------------------------------------------------------------------
+
+  findByIdInRealm(realmId: number, id: number): Promise<Stream | null> {
+    if (!isDbId(id)) return Promise.resolve(null);
+    return this.em.findOne(Stream, { where: { realmId, id } });
+  }
+
+  /** Case-insensitive name lookup (archived channels included). */
+  findByNameInRealm(realmId: number, name: string): Promise<Stream | null> {
+    return this.em
+      .createQueryBuilder(Stream, 's')
+      .where('s.realm_id = :realmId AND upper(s.name) = upper(:name)', { realmId, name })
+      .getOne();
+  }
+
+  async findByNamesInRealm(realmId: number, names: string[]): Promise<Stream[]> {
+    if (names.length === 0) return [];
+    return this.em
+      .createQueryBuilder(Stream, 's')
+      .where('s.realm_id = :realmId AND upper(s.name) IN (SELECT upper(n) FROM unnest(:names::text[]) n)', {
+        realmId,
+        names,
+      })
+      .getMany();
+  }
+
+  async findByIdsInRealm(realmId: number, ids: number[]): Promise<Stream[]> {
+    const valid = dbIds(ids);
+    if (valid.length === 0) return [];
+    return this.em.find(Stream, { where: { realmId, id: In(valid) } });
+  }
+
+  async findByRecipientIds(realmId: number, recipientIds: number[]): Promise<Stream[]> {
+    if (recipientIds.length === 0) return [];
+    return this.em.find(Stream, { where: { realmId, recipientId: In(recipientIds) } });
+  }
+
+  listInRealm(realmId: number, includeArchived: boolean): Promise<Stream[]> {
+    return this.em.find(Stream, {
+      where: includeArchived ? { realmId } : { realmId, deactivated: false },
+      order: { id: 'ASC' },
+    });
+  }
+
+  /**
+   * Creates a channel and its recipient unless a channel of that name (case-insensitively)
+   * exists — also one created concurrently by another transaction: the unique index decides,
+   * and the loser gets null instead of an error.
+   */
+  async insertChannelIfAbsent(values: NewChannelValues): Promise<Stream | null> {
+    const columns: Array<[string, unknown]> = [
+      ['realm_id', values.realmId],
+      ['name', values.name],
+      ['creator_id', values.creatorId],
+      ['description', values.description],
+      ['rendered_description', values.renderedDescription],
+      ['folder_id', values.folderId],
+      ['invite_only', values.inviteOnly],
+      ['history_public_to_subscribers', values.historyPublicToSubscribers],
+      ['is_web_public', values.isWebPublic],
+      ['message_retention_days', values.messageRetentionDays],
+      ['topics_policy', values.topicsPolicy],
+      ['can_add_subscribers_group', values.canAddSubscribersGroup],
+      ['can_administer_channel_group', values.canAdministerChannelGroup],
+      ['can_create_topic_group', values.canCreateTopicGroup],
+      ['can_delete_any_message_group', values.canDeleteAnyMessageGroup],
+      ['can_delete_own_message_group', values.canDeleteOwnMessageGroup],
+      ['can_move_messages_out_of_channel_group', values.canMoveMessagesOutOfChannelGroup],
+      ['can_move_messages_within_channel_group', values.canMoveMessagesWithinChannelGroup],
+      ['can_remove_subscribers_group', values.canRemoveSubscribersGroup],
+      ['can_resolve_topics_group', values.canResolveTopicsGroup],
+      ['can_send_message_group', values.canSendMessageGroup],
+      ['can_subscribe_group', values.canSubscribeGroup],
+    ];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `INSERT INTO stream (${columns.map(([c]) => `"${c}"`).join(', ')})
+       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (realm_id, upper(name)) DO NOTHING
+       RETURNING id`,
+      columns.map(([, v]) => v),
+    );
+    if (rows.length === 0) return null;
+    const id = rows[0].id;
+    const recipient = await this.em.insert(Recipient, { type: RecipientType.STREAM, typeId: id });
+    const recipientId = (recipient.identifiers[0] as { id: number }).id;
+    await this.em.update(Stream, { id }, { recipientId });
+    return this.em.findOneOrFail(Stream, { where: { id } });
+  }
+
+  async updateChannel(id: number, values: Partial<Stream>): Promise<void> {
+    await this.em.update(Stream, { id }, values);
+  }
+
+  /** Locks the channel row for the rest of the transaction (concurrent updates serialise). */
+  async lockChannel(id: number): Promise<Stream | null> {
+    return this.em.createQueryBuilder(Stream, 's').setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
+  }
+
+  // ---- default channels -----------------------------------------------------------------
+
+  async defaultChannelIds(realmId: number): Promise<number[]> {
+    const rows = await this.em.find(DefaultStream, { where: { realmId }, order: { streamId: 'ASC' } });
+    return rows.map((r) => r.streamId);
+  }
+
+  async addDefaultChannels(realmId: number, streamIds: number[]): Promise<void> {
+    if (streamIds.length === 0) return;
+    await this.em.query(
+      `INSERT INTO default_stream (realm_id, stream_id) SELECT $1, unnest($2::int[])
+       ON CONFLICT (realm_id, stream_id) DO NOTHING`,
+      [realmId, streamIds],
+    );
+  }
+
+  /** Removes a default channel; true when it was one. */
+  async removeDefaultChannel(realmId: number, streamId: number): Promise<boolean> {
+    const result: unknown = await this.em.query(
+      `DELETE FROM default_stream WHERE realm_id = $1 AND stream_id = $2 RETURNING id`,
+      [realmId, streamId],
+    );
+    return returnedRows(result).length > 0;
+  }
+
+  // ---- subscriptions --------------------------------------------------------------------
+
+  async activeSubscription(userId: number, recipientId: number | null): Promise<Subscription | null> {
+    if (recipientId === null) return null;
+    return this.em.findOne(Subscription, { where: { userProfileId: userId, recipientId, active: true } });
+  }
+
+  /** Recipient ids of `userId`'s active subscriptions (optionally among `recipientIds`). */
+  async activeRecipientIdsOfUser(userId: number, recipientIds?: number[]): Promise<Set<number>> {
+    if (recipientIds && recipientIds.length === 0) return new Set();
+    const rows = await this.em.query<Array<{ recipient_id: number }>>(
+      recipientIds
+        ? `SELECT recipient_id FROM subscription WHERE user_profile_id = $1 AND active AND recipient_id = ANY($2)`
+        : `SELECT recipient_id FROM subscription WHERE user_profile_id = $1 AND active`,
+      recipientIds ? [userId, recipientIds] : [userId],
+    );
+    return new Set(rows.map((r) => r.recipient_id));
+  }
+
+  /** Active subscription rows of several users to several recipients. */
+  async activeSubscriptionPairs(
+    userIds: number[],
+    recipientIds: number[],
+  ): Promise<Array<{ userId: number; recipientId: number }>> {
+    if (userIds.length === 0 || recipientIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ user_profile_id: number; recipient_id: number }>>(
+      `SELECT user_profile_id, recipient_id FROM subscription
+        WHERE user_profile_id = ANY($1) AND recipient_id = ANY($2) AND active`,
+      [userIds, recipientIds],
+    );
+    return rows.map((r) => ({ userId: r.user_profile_id, recipientId: r.recipient_id }));
+  }
+
+  /** Every subscription row (active or not) of a user to channels of the realm. */
+  async subscriptionsOfUser(userId: number, activeOnly: boolean): Promise<Subscription[]> {
+    return this.em.find(Subscription, {
+      where: activeOnly ? { userProfileId: userId, active: true } : { userProfileId: userId },
+      order: { recipientId: 'ASC' },
+    });
+  }
+
+  async subscriptionsOfUserTo(userId: number, recipientIds: number[]): Promise<Subscription[]> {
+    if (recipientIds.length === 0) return [];
+    return this.em.find(Subscription, {
+      where: { userProfileId: userId, recipientId: In(recipientIds), active: true },
+    });
+  }
+
+  /** Active subscribers who are active users, per recipient, sorted. */
+  async subscriberIds(recipientIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    for (const id of recipientIds) out.set(id, []);
+    if (recipientIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ recipient_id: number; user_profile_id: number }>>(
+      `SELECT s.recipient_id, s.user_profile_id
+         FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
+        WHERE s.recipient_id = ANY($1) AND s.active AND u.is_active
+        ORDER BY s.recipient_id, s.user_profile_id`,
+      [recipientIds],
+    );
+    for (const r of rows) out.get(r.recipient_id)?.push(r.user_profile_id);
+    return out;
+  }
+
+  /** Number of active subscribers who are active users, per recipient. */
+  async subscriberCounts(recipientIds: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    if (recipientIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ recipient_id: number; n: number }>>(
+      `SELECT s.recipient_id, count(*)::int AS n
+         FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
+        WHERE s.recipient_id = ANY($1) AND s.active AND u.is_active
+        GROUP BY s.recipient_id`,
+      [recipientIds],
+    );
+    for (const r of rows) out.set(r.recipient_id, r.n);
+    return out;
+  }
+
+  /** Colors of the users' existing channel subscriptions (for picking new ones). */
+  async usedColors(userIds: number[]): Promise<Map<number, Set<string>>> {
+    const out = new Map<number, Set<string>>();
+    if (userIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ user_profile_id: number; color: string }>>(
+      `SELECT s.user_profile_id, s.color FROM subscription s JOIN recipient r ON r.id = s.recipient_id
+        WHERE s.user_profile_id = ANY($1) AND r.type = ${RecipientType.STREAM}`,
+      [userIds],
+    );
+    for (const r of rows) {
+      let set = out.get(r.user_profile_id);
+      if (!set) out.set(r.user_profile_id, (set = new Set()));
+      set.add(r.color);
+    }
+    return out;
+  }
+
+  /**
+   * Subscribes each (user, recipient) pair: inserts new rows, re-activates inactive ones (keeping
+   * their settings), leaves active ones alone. Returns the pairs that were not active before —
+   * decided by the unique index, so concurrent identical requests subscribe exactly once.
+   */
+  async subscribe(
+    rows: Array<{ userId: number; recipientId: number; color: string }>,
+  ): Promise<Array<{ userId: number; recipientId: number }>> {
+    if (rows.length === 0) return [];
+    const result = await this.em.query<Array<{ user_profile_id: number; recipient_id: number }>>(
+      `INSERT INTO subscription (user_profile_id, recipient_id, color, active)
+       SELECT u, r, c, true FROM unnest($1::int[], $2::int[], $3::text[]) AS t(u, r, c)
+       ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true
+         WHERE subscription.active = false
+       RETURNING user_profile_id, recipient_id`,
+      [rows.map((r) => r.userId), rows.map((r) => r.recipientId), rows.map((r) => r.color)],
+    );
+    return result.map((r) => ({ userId: r.user_profile_id, recipientId: r.recipient_id }));
+  }
+
+  /** Deactivates the active subscriptions among the pairs; returns those it deactivated. */
+  async unsubscribe(
+    userIds: number[],
+    recipientIds: number[],
+  ): Promise<Array<{ userId: number; recipientId: number }>> {
+    if (userIds.length === 0 || recipientIds.length === 0) return [];
+    const result = returnedRows<{ user_profile_id: number; recipient_id: number }>(
+      await this.em.query(
+        `UPDATE subscription SET active = false
+          WHERE user_profile_id = ANY($1) AND recipient_id = ANY($2) AND active
+          RETURNING user_profile_id, recipient_id`,
+        [userIds, recipientIds],
+      ),
+    );
+    return result.map((r) => ({ userId: r.user_profile_id, recipientId: r.recipient_id }));
+  }
+
+  async setSubscriptionProperty(
+    subscriptionId: number,
+    column: SubscriptionColumn,
+    value: boolean | string,
+  ): Promise<void> {
+    await this.em.query(`UPDATE subscription SET "${column}" = $2 WHERE id = $1`, [subscriptionId, value]);
+  }
+
+  // ---- users and groups -----------------------------------------------------------------
+
+  /** Active users of the realm (event audiences). */
+  async activeUsers(realmId: number): Promise<RealmUserRow[]> {
+    return this.userRows(`WHERE realm_id = $1 AND is_active`, [realmId]);
+  }
+
+  async usersByIds(realmId: number, ids: number[]): Promise<RealmUserRow[]> {
+    const valid = dbIds(ids);
+    if (valid.length === 0) return [];
+    return this.userRows(`WHERE realm_id = $1 AND id = ANY($2)`, [realmId, valid]);
+  }
+
+  async usersByDeliveryEmails(realmId: number, emails: string[]): Promise<RealmUserRow[]> {
+    if (emails.length === 0) return [];
+    return this.userRows(`WHERE realm_id = $1 AND lower(delivery_email) = ANY($2)`, [
+      realmId,
+      emails.map((e) => e.toLowerCase()),
+    ]);
+  }
+
+  private async userRows(where: string, params: unknown[]): Promise<RealmUserRow[]> {
+    const rows = await this.em.query<
+      Array<{
+        id: number;
+        role: number;
+        is_bot: boolean;
+        bot_owner_id: number | null;
+        is_active: boolean;
+        delivery_email: string;
+        full_name: string;
+        email_address_visibility: number;
+      }>
+    >(
+      `SELECT id, role, is_bot, bot_owner_id, is_active, delivery_email, full_name, email_address_visibility
+         FROM user_profile ${where} ORDER BY id`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      role: r.role,
+      isBot: r.is_bot,
+      botOwnerId: r.bot_owner_id,
+      isActive: r.is_active,
+      deliveryEmail: r.delivery_email,
+      fullName: r.full_name,
+      emailAddressVisibility: r.email_address_visibility,
+    }));
+  }
+
+  /** Every group `userId` belongs to, directly or through subgroups (get_recursive_membership_groups). */
+  async recursiveGroupIdsOfUser(userId: number): Promise<Set<number>> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `WITH RECURSIVE g(id) AS (
+           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
+         UNION
+           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN g ON ggm.subgroup_id = g.id
+       )
+       SELECT id FROM g`,
+      [userId],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * Active, non-guest members of each group, through nested subgroups (the members who can hold
+   * settings that refuse role:everyone, such as the metadata-granting channel settings).
+   */
+  async nonGuestMembersOfGroups(groupIds: number[]): Promise<Map<number, Set<number>>> {
+    const out = new Map<number, Set<number>>();
+    const unique = [...new Set(groupIds)];
+    for (const id of unique) out.set(id, new Set());
+    if (unique.length === 0) return out;
+    const rows = await this.em.query<Array<{ root: number; user_profile_id: number }>>(
+      `WITH RECURSIVE g(root, id) AS (
+           SELECT gid, gid FROM unnest($1::int[]) AS gid
+         UNION
+           SELECT g.root, ggm.subgroup_id FROM group_group_membership ggm JOIN g ON ggm.supergroup_id = g.id
+       )
+       SELECT DISTINCT g.root, m.user_profile_id
+         FROM g JOIN user_group_membership m ON m.user_group_id = g.id
+         JOIN user_profile u ON u.id = m.user_profile_id
+        WHERE u.is_active AND u.role <> 600`,
+      [unique],
+    );
+    for (const r of rows) out.get(r.root)?.add(r.user_profile_id);
+    return out;
+  }
+
+  /** Deletes an anonymous group (a setting value that nothing references any more). */
+  async deleteAnonymousGroup(realmId: number, groupId: number): Promise<void> {
+    await this.em.query(`DELETE FROM user_group WHERE id = $1 AND realm_id = $2 AND name IS NULL`, [groupId, realmId]);
+  }
+
+  /** Is the group anonymous (no name)? */
+  async isAnonymousGroup(groupId: number): Promise<boolean> {
+    const rows = await this.em.query<
+      Array<{
+        anonymous: boolean;
+      }>
+    >(`SELECT name IS NULL AS anonymous FROM user_group WHERE id = $1`, [groupId]);
+    return rows[0]?.anonymous === true;
+  }
+}

@@ -1,0 +1,760 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { Limits } from '../common/limits';
+import { Role } from '../common/roles';
+import { runInTransaction } from '../database/transaction';
+import { Realm } from '../realm/realm.entity';
+import { RealmService } from '../realm/realm.service';
+import { GroupSettingsService } from '../users/group-settings.service';
+import { canSeeDeliveryEmail } from '../users/user-format';
+import type { Stream } from './channel.entity';
+import { ChannelAccessService } from './channel-access.service';
+import {
+  adminUserIds,
+  AudienceData,
+  creationAudience,
+  metadataGroupMembers,
+  peerEvents,
+  subscribersOf,
+} from './channel-audiences';
+import { renderDescription } from './channel-description';
+import { ChannelEvents } from './channel-events';
+import { channelDict, ChannelFormatContext, subscriptionDict } from './channel-format';
+import { ChannelLifecycleHooks, ChannelUser } from './channel-lifecycle.hooks';
+import {
+  CHANNEL_GROUP_SETTING_NAMES,
+  CHANNEL_GROUP_SETTINGS,
+  ChannelGroupSettingName,
+  STREAM_ASSIGNMENT_COLORS,
+  SubscriptionPropertyName,
+  TopicsPolicy,
+  TopicsPolicyName,
+  topicsPolicyName,
+} from './channel-settings';
+import {
+  canAccessChannelContent,
+  canRemoveSubscribers,
+  canSubscribeOthers,
+  ChannelActor,
+  channelNameError,
+  defaultHistoryPublicToSubscribers,
+  holdsGroupSetting,
+  isRealmAdmin,
+  parseMessageRetentionDays,
+  pickColors,
+} from './channels.policy';
+import { ChannelsRepository, RealmUserRow, SubscriptionColumn } from './channels.repository';
+import { ChannelFoldersRepository } from './channel-folders.repository';
+import type { Subscription } from './subscription.entity';
+
+export interface SubscriptionRequestItem {
+  name: string;
+  color?: string;
+  description?: string;
+}
+
+export interface SubscribeInput {
+  subscriptions: SubscriptionRequestItem[];
+  inviteOnly: boolean;
+  isWebPublic: boolean;
+  isDefaultStream: boolean;
+  historyPublicToSubscribers?: boolean;
+  /** Raw value: `realm_default`, `unlimited` or a number of days. */
+  messageRetentionDays: unknown;
+  topicsPolicy?: TopicsPolicyName;
+  groupSettings: Partial<Record<ChannelGroupSettingName, unknown>>;
+  announce: boolean;
+  principals?: number[] | string[];
+  authorizationErrorsFatal: boolean;
+  folderId?: number;
+  sendNewSubscriptionMessages: boolean;
+}
+
+export interface SubscribeResult {
+  subscribed: Record<string, string[]>;
+  already_subscribed: Record<string, string[]>;
+  unauthorized?: string[];
+  new_subscription_messages_sent?: boolean;
+}
+
+/** A channel about to be created, with its settings resolved. */
+export interface NewChannelSpec {
+  name: string;
+  description: string;
+  creatorId: number | null;
+  inviteOnly: boolean;
+  isWebPublic: boolean;
+  historyPublicToSubscribers: boolean;
+  messageRetentionDays: number | null;
+  topicsPolicy: number;
+  folderId: number | null;
+  groups: Record<ChannelGroupSettingName, number>;
+  /** Anonymous groups made for this channel (deleted if another request created it first). */
+  anonymousGroups: number[];
+}
+
+export interface PropertyChange {
+  streamId: number;
+  property: SubscriptionPropertyName;
+  value: boolean | string;
+}
+
+const COLUMN_OF: Record<Exclude<SubscriptionPropertyName, 'in_home_view'>, SubscriptionColumn> = {
+  is_muted: 'is_muted',
+  color: 'color',
+  pin_to_top: 'pin_to_top',
+  desktop_notifications: 'desktop_notifications',
+  audible_notifications: 'audible_notifications',
+  push_notifications: 'push_notifications',
+  email_notifications: 'email_notifications',
+  wildcard_mentions_notify: 'wildcard_mentions_notify',
+};
+
+/**
+ * Subscribing and unsubscribing, creating channels on the way (zerver/views/streams.py
+ * add_subscriptions_backend / remove_subscriptions_backend, zerver/lib/streams.py list_to_streams,
+ * zerver/actions/streams.py bulk_add_subscriptions / bulk_remove_subscriptions).
+ */
+@Injectable()
+export class SubscriptionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly channels: ChannelsRepository,
+    private readonly folders: ChannelFoldersRepository,
+    private readonly access: ChannelAccessService,
+    private readonly groupSettings: GroupSettingsService,
+    private readonly realms: RealmService,
+    private readonly events: ChannelEvents,
+    private readonly hooks: ChannelLifecycleHooks,
+  ) {}
+
+  // ---- POST /users/me/subscriptions ------------------------------------------------------
+
+  async subscribe(auth: AuthContext, input: SubscribeInput): Promise<SubscribeResult> {
+    return runInTransaction(this.dataSource, async () => {
+      const realm = await this.realms.getRealm(auth.realm.id);
+      const actor = await this.access.actorFor(auth.user);
+
+      let folderId: number | null = null;
+      if (input.folderId !== undefined) {
+        const folder = await this.folders.findByIdInRealm(realm.id, input.folderId);
+        if (!folder) throw Errors.badRequest('Invalid channel folder ID');
+        folderId = folder.id;
+      }
+
+      const requested = input.subscriptions.map((s) => ({
+        name: s.name.trim(),
+        description: s.description?.replace(/\n/g, ' '),
+        color: s.color,
+      }));
+      let retentionDays: number | null = null;
+      if (requested.length > 0) {
+        const parsed = parseMessageRetentionDays(input.messageRetentionDays);
+        if (!parsed.ok) throw Errors.badRequest(parsed.error);
+        retentionDays = parsed.days;
+        if (
+          input.topicsPolicy !== undefined &&
+          input.topicsPolicy !== 'inherit' &&
+          !holdsGroupSetting(actor, realm.can_set_topics_policy_group, true)
+        ) {
+          throw Errors.insufficientPermission();
+        }
+      }
+      const colorByName = new Map<string, string>();
+      for (const r of requested) if (r.color !== undefined) colorByName.set(r.name, r.color);
+
+      const subscribingOthers =
+        input.principals !== undefined &&
+        input.principals.length > 0 &&
+        !(input.principals as unknown[]).every((p) => p === auth.user.id);
+
+      // list_to_streams: validate every name, find the existing channels, create the rest.
+      const uniqueNames = [...new Set(requested.map((r) => r.name))];
+      for (const name of uniqueNames) {
+        const error = channelNameError(name);
+        if (error) throw Errors.badRequest(error);
+      }
+      const existingRows = await this.channels.findByNamesInRealm(realm.id, uniqueNames);
+      const byLowerName = new Map(existingRows.map((s) => [s.name.toLowerCase(), s]));
+      const existing: Stream[] = [];
+      const missing: typeof requested = [];
+      const seen = new Set<number>();
+      for (const r of requested) {
+        const stream = byLowerName.get(r.name.toLowerCase());
+        if (stream) {
+          if (!seen.has(stream.id)) existing.push(stream);
+          seen.add(stream.id);
+        } else {
+          missing.push(r);
+        }
+      }
+
+      let created: Stream[] = [];
+      if (missing.length > 0) {
+        const specs: NewChannelSpec[] = [];
+        for (const m of missing) {
+          const resolved = await this.resolveGroupSettings(realm, actor, input.groupSettings, {
+            inviteOnly: input.inviteOnly,
+            historyPublicToSubscribers: input.historyPublicToSubscribers,
+          });
+          specs.push({
+            name: m.name,
+            description: m.description ?? '',
+            creatorId: auth.user.id,
+            inviteOnly: input.inviteOnly,
+            isWebPublic: input.isWebPublic,
+            historyPublicToSubscribers: defaultHistoryPublicToSubscribers(
+              input.inviteOnly,
+              input.historyPublicToSubscribers,
+            ),
+            messageRetentionDays: retentionDays,
+            topicsPolicy: TopicsPolicy[input.topicsPolicy ?? 'inherit'],
+            folderId,
+            groups: resolved.groups,
+            anonymousGroups: resolved.anonymous,
+          });
+        }
+        for (const spec of specs) this.checkCreationPermission(realm, actor, spec, input.isDefaultStream);
+        const outcome = await this.createChannels(realm, specs);
+        created = outcome.created;
+        for (const dup of outcome.existing) {
+          if (!seen.has(dup.id)) existing.push(dup);
+          seen.add(dup.id);
+        }
+      }
+
+      // filter_stream_authorization_for_adding_subscribers
+      const subscribedIds = await this.channels.activeRecipientIdsOfUser(
+        actor.id,
+        existing.map((s) => s.recipientId).filter((id): id is number => id !== null),
+      );
+      const authorized: Stream[] = [];
+      const unauthorized: Stream[] = [];
+      for (const s of existing) {
+        const subscribed = s.recipientId !== null && subscribedIds.has(s.recipientId);
+        (canAccessChannelContent(actor, s, subscribed) ? authorized : unauthorized).push(s);
+      }
+      if (unauthorized.length > 0 && input.authorizationErrorsFatal) {
+        throw Errors.badRequest(`Unable to access channel (${unauthorized[0].name}).`);
+      }
+      if (subscribingOthers) {
+        const realmWide = holdsGroupSetting(actor, realm.can_add_subscribers_group, false);
+        if (authorized.some((s) => !canSubscribeOthers(actor, s, realmWide))) throw Errors.insufficientPermission();
+      }
+      const streams = [...authorized, ...created];
+
+      const subscribers = subscribingOthers
+        ? await this.resolvePrincipals(realm, auth.user.role, input.principals!)
+        : [await this.selfAsRow(realm.id, auth.user.id)];
+
+      if (input.isDefaultStream && created.length > 0) {
+        await this.channels.addDefaultChannels(
+          realm.id,
+          created.map((s) => s.id),
+        );
+        await this.sendDefaultStreamsEvent(realm.id);
+      }
+
+      const colorMap = new Map<number, string>();
+      for (const s of streams) {
+        const color = colorByName.get(s.name);
+        if (color !== undefined && s.recipientId !== null) colorMap.set(s.recipientId, color);
+      }
+      const { added, already } = await this.addSubscriptions(realm.id, streams, subscribers, colorMap);
+
+      const result: SubscribeResult = { subscribed: {}, already_subscribed: {} };
+      const streamOfRecipient = new Map(streams.map((s) => [s.recipientId, s]));
+      for (const pair of added) {
+        (result.subscribed[String(pair.userId)] ??= []).push(streamOfRecipient.get(pair.recipientId)!.name);
+      }
+      for (const pair of already) {
+        (result.already_subscribed[String(pair.userId)] ??= []).push(streamOfRecipient.get(pair.recipientId)!.name);
+      }
+
+      const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
+      if (created.length > 0) {
+        await this.hooks.handler.onChannelsCreated({
+          realmId: realm.id,
+          actor: actorInfo,
+          channels: created.map((s) => ({
+            id: s.id,
+            name: s.name,
+            recipientId: s.recipientId!,
+            inviteOnly: s.inviteOnly,
+            historyPublicToSubscribers: s.historyPublicToSubscribers,
+            isWebPublic: s.isWebPublic,
+            description: s.description,
+            topicsPolicy: topicsPolicyName(s.topicsPolicy),
+          })),
+          announce: input.announce,
+          announcementChannelId: realm.newStreamAnnouncementsStreamId,
+          sendChannelEventsMessages: realm.sendChannelEventsMessages,
+        });
+      }
+      if (input.sendNewSubscriptionMessages) {
+        const newlySubscribedUsers = new Set(added.map((p) => p.userId));
+        const send = newlySubscribedUsers.size <= Limits.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+        if (send) {
+          const createdIds = new Set(created.map((s) => s.recipientId));
+          const bots = new Set(subscribers.filter((u) => u.isBot).map((u) => u.id));
+          const perUser = new Map<number, string[]>();
+          for (const pair of added) {
+            if (pair.userId === auth.user.id || bots.has(pair.userId) || createdIds.has(pair.recipientId)) continue;
+            const list = perUser.get(pair.userId) ?? [];
+            list.push(streamOfRecipient.get(pair.recipientId)!.name);
+            perUser.set(pair.userId, list);
+          }
+          if (perUser.size > 0) {
+            await this.hooks.handler.onSubscribedByOthers({
+              realmId: realm.id,
+              actor: actorInfo,
+              notifications: [...perUser].map(([userId, channelNames]) => ({
+                userId,
+                channelNames: channelNames.sort(),
+              })),
+            });
+          }
+        }
+        result.new_subscription_messages_sent = send;
+      }
+      if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized.map((s) => s.name);
+      return result;
+    });
+  }
+
+  /**
+   * Values of the channel group settings for a new channel: the requested ones validated
+   * (access_user_group_for_setting), the others their defaults; `channel_creator` becomes an
+   * anonymous group of the creator (role:nobody without one).
+   */
+  async resolveGroupSettings(
+    realm: Realm,
+    actor: ChannelActor | null,
+    requested: Partial<Record<ChannelGroupSettingName, unknown>>,
+    channel: { inviteOnly: boolean; historyPublicToSubscribers?: boolean },
+  ): Promise<{ groups: Record<ChannelGroupSettingName, number>; anonymous: number[] }> {
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const groups = {} as Record<ChannelGroupSettingName, number>;
+    const anonymous: number[] = [];
+    for (const name of CHANNEL_GROUP_SETTING_NAMES) {
+      const rule = CHANNEL_GROUP_SETTINGS[name];
+      const value = requested[name];
+      if (value !== undefined) {
+        const isNamed = typeof value === 'number';
+        const id = await this.groupSettings.parseForSetting(realm.id, name, value, {
+          allowEveryone: rule.allowEveryone,
+          allowNobody: true,
+          allowInternet: false,
+        });
+        if (name === 'can_create_topic_group') {
+          const history = defaultHistoryPublicToSubscribers(channel.inviteOnly, channel.historyPublicToSubscribers);
+          if (!history && id !== system.get('role:everyone')) {
+            throw incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
+          }
+        }
+        if (
+          (name === 'can_delete_any_message_group' || name === 'can_delete_own_message_group') &&
+          id !== system.get('role:nobody') &&
+          (actor === null || !holdsGroupSetting(actor, realm.can_set_delete_message_policy_group, false))
+        ) {
+          throw Errors.insufficientPermission();
+        }
+        if (!isNamed && (await this.channels.isAnonymousGroup(id))) anonymous.push(id);
+        groups[name] = id;
+      } else if (rule.default === 'channel_creator') {
+        if (actor) {
+          const id = await this.groupSettings.parseForSetting(
+            realm.id,
+            name,
+            { direct_members: [actor.id], direct_subgroups: [] },
+            { allowEveryone: false, allowNobody: true },
+          );
+          anonymous.push(id);
+          groups[name] = id;
+        } else {
+          groups[name] = system.get('role:nobody')!;
+        }
+      } else {
+        groups[name] = system.get(rule.default)!;
+      }
+    }
+    return { groups, anonymous };
+  }
+
+  /** check_channel_creation_permissions */
+  private checkCreationPermission(realm: Realm, actor: ChannelActor, spec: NewChannelSpec, isDefault: boolean): void {
+    if (spec.inviteOnly && !holdsGroupSetting(actor, realm.can_create_private_channel_group, false)) {
+      throw Errors.insufficientPermission();
+    }
+    if (!spec.inviteOnly && !holdsGroupSetting(actor, realm.can_create_public_channel_group, false)) {
+      throw Errors.insufficientPermission();
+    }
+    if (isDefault && !isRealmAdmin(actor)) throw Errors.insufficientPermission();
+    if (spec.inviteOnly && isDefault) throw Errors.badRequest('A default channel cannot be private.');
+    if (spec.isWebPublic) {
+      if (!realm.enableSpectatorAccess) throw Errors.badRequest('Web-public channels are not enabled.');
+      if (!holdsGroupSetting(actor, realm.can_create_web_public_channel_group, false)) {
+        throw Errors.insufficientPermission();
+      }
+    }
+    if (spec.messageRetentionDays !== null && actor.role !== Role.OWNER) throw Errors.mustBeOwner();
+  }
+
+  /**
+   * Creates the channels that do not exist yet, in name order (so concurrent requests lock the
+   * name index in the same order), and tells the users who can see them. Channels another
+   * transaction created first come back as `existing`.
+   */
+  async createChannels(realm: Realm, specs: NewChannelSpec[]): Promise<{ created: Stream[]; existing: Stream[] }> {
+    const created: Stream[] = [];
+    const existing: Stream[] = [];
+    const ordered = [...specs].sort((a, b) => (a.name.toUpperCase() < b.name.toUpperCase() ? -1 : 1));
+    for (const spec of ordered) {
+      const stream = await this.channels.insertChannelIfAbsent({
+        realmId: realm.id,
+        name: spec.name,
+        creatorId: spec.creatorId,
+        description: spec.description,
+        renderedDescription: renderDescription(spec.description),
+        folderId: spec.folderId,
+        inviteOnly: spec.inviteOnly,
+        historyPublicToSubscribers: spec.historyPublicToSubscribers,
+        isWebPublic: spec.isWebPublic,
+        messageRetentionDays: spec.messageRetentionDays,
+        topicsPolicy: spec.topicsPolicy,
+        canAddSubscribersGroup: spec.groups.can_add_subscribers_group,
+        canAdministerChannelGroup: spec.groups.can_administer_channel_group,
+        canCreateTopicGroup: spec.groups.can_create_topic_group,
+        canDeleteAnyMessageGroup: spec.groups.can_delete_any_message_group,
+        canDeleteOwnMessageGroup: spec.groups.can_delete_own_message_group,
+        canMoveMessagesOutOfChannelGroup: spec.groups.can_move_messages_out_of_channel_group,
+        canMoveMessagesWithinChannelGroup: spec.groups.can_move_messages_within_channel_group,
+        canRemoveSubscribersGroup: spec.groups.can_remove_subscribers_group,
+        canResolveTopicsGroup: spec.groups.can_resolve_topics_group,
+        canSendMessageGroup: spec.groups.can_send_message_group,
+        canSubscribeGroup: spec.groups.can_subscribe_group,
+      });
+      if (stream) {
+        created.push(stream);
+        continue;
+      }
+      for (const id of spec.anonymousGroups) await this.channels.deleteAnonymousGroup(realm.id, id);
+      const other = await this.channels.findByNameInRealm(realm.id, spec.name);
+      if (other && !existing.some((s) => s.id === other.id) && !created.some((s) => s.id === other.id))
+        existing.push(other);
+    }
+    if (created.length > 0) {
+      const ctx = await this.access.formatContext(realm.id, created);
+      const data = await this.access.audienceData(realm.id, created);
+      for (const stream of created) {
+        this.events.streamCreate(realm.id, [channelDict(stream, ctx)], creationAudience(stream, data));
+      }
+    }
+    return { created, existing };
+  }
+
+  /**
+   * bulk_add_subscriptions: subscribes `users` to `streams` (re-activating old subscriptions)
+   * and sends Zulip's events: `stream create` to users who could not see the channel before,
+   * `subscription add` to each new subscriber, `peer_add` to everyone tracking subscribers.
+   */
+  async addSubscriptions(
+    realmId: number,
+    streams: Stream[],
+    users: RealmUserRow[],
+    colorMap: Map<number, string> = new Map(),
+  ): Promise<{
+    added: Array<{ userId: number; recipientId: number }>;
+    already: Array<{ userId: number; recipientId: number }>;
+  }> {
+    const recipientIds = streams.map((s) => s.recipientId).filter((id): id is number => id !== null);
+    const userIds = users.map((u) => u.id);
+    if (recipientIds.length === 0 || userIds.length === 0) return { added: [], already: [] };
+    const activeBefore = new Set(
+      (await this.channels.activeSubscriptionPairs(userIds, recipientIds)).map((p) => `${p.userId}:${p.recipientId}`),
+    );
+    const usedColors = await this.channels.usedColors(userIds);
+    const rows: Array<{ userId: number; recipientId: number; color: string }> = [];
+    for (const user of users) {
+      const wanted = recipientIds.filter((rid) => !activeBefore.has(`${user.id}:${rid}`));
+      const colors = pickColors(usedColors.get(user.id) ?? new Set(), colorMap, wanted, STREAM_ASSIGNMENT_COLORS);
+      for (const rid of wanted) rows.push({ userId: user.id, recipientId: rid, color: colors.get(rid)! });
+    }
+    const changed = await this.channels.subscribe(rows);
+    const changedKeys = new Set(changed.map((p) => `${p.userId}:${p.recipientId}`));
+    const added: Array<{ userId: number; recipientId: number }> = [];
+    const already: Array<{ userId: number; recipientId: number }> = [];
+    for (const user of users) {
+      for (const rid of recipientIds) {
+        (changedKeys.has(`${user.id}:${rid}`) ? added : already).push({ userId: user.id, recipientId: rid });
+      }
+    }
+    if (added.length > 0) await this.sendSubscriptionAddEvents(realmId, streams, users, added);
+    return { added, already };
+  }
+
+  private async sendSubscriptionAddEvents(
+    realmId: number,
+    streams: Stream[],
+    users: RealmUserRow[],
+    added: Array<{ userId: number; recipientId: number }>,
+  ): Promise<void> {
+    const byRecipient = new Map(streams.map((s) => [s.recipientId, s]));
+    const altered = new Map<number, Set<number>>();
+    for (const p of added) {
+      const stream = byRecipient.get(p.recipientId)!;
+      let set = altered.get(stream.id);
+      if (!set) altered.set(stream.id, (set = new Set()));
+      set.add(p.userId);
+    }
+    const alteredStreams = streams.filter((s) => altered.has(s.id));
+    const data = await this.access.audienceData(realmId, alteredStreams);
+    const ctx = await this.access.formatContext(realmId, alteredStreams);
+    const guests = new Set(users.filter((u) => u.role === Role.GUEST).map((u) => u.id));
+    const admins = adminUserIds(data);
+
+    // Channels the new subscribers could not see before need a `stream create` first.
+    for (const stream of alteredStreams) {
+      const newUsers = altered.get(stream.id)!;
+      let notify: number[] = [];
+      if (stream.inviteOnly) {
+        const viaGroups = metadataGroupMembers(stream, data);
+        notify = [...newUsers].filter((id) => !admins.has(id) && !viaGroups.has(id));
+      } else if (!stream.isWebPublic) {
+        notify = [...newUsers].filter((id) => guests.has(id));
+      }
+      if (notify.length > 0) this.events.streamCreate(realmId, [channelDict(stream, ctx)], notify);
+    }
+
+    const perUser = new Map<number, Stream[]>();
+    for (const p of added) {
+      const list = perUser.get(p.userId) ?? [];
+      list.push(byRecipient.get(p.recipientId)!);
+      perUser.set(p.userId, list);
+    }
+    const subsByUser = new Map<number, Map<number, Subscription>>();
+    for (const [userId, list] of perUser) {
+      const subs = await this.channels.subscriptionsOfUserTo(
+        userId,
+        list.map((s) => s.recipientId!),
+      );
+      subsByUser.set(userId, new Map(subs.map((s) => [s.recipientId, s])));
+    }
+    for (const [userId, list] of perUser) {
+      const subs = subsByUser.get(userId)!;
+      const dicts = list.map((stream) =>
+        subscriptionDict(stream, subs.get(stream.recipientId!)!, ctx, subscribersOf(stream, data)),
+      );
+      this.events.subscriptionAdd(realmId, userId, dicts);
+    }
+    this.events.peer(realmId, 'peer_add', peerEvents(alteredStreams, altered, data));
+  }
+
+  private async selfAsRow(realmId: number, userId: number): Promise<RealmUserRow> {
+    const [row] = await this.channels.usersByIds(realmId, [userId]);
+    return row;
+  }
+
+  /**
+   * bulk_principals_to_user_profiles: user ids, or API emails (the real address when the caller
+   * may see it, or the `user<id>@<host>` form). Unknown users and users of other realms: "No such
+   * user"; deactivated ones: "User is deactivated".
+   */
+  async resolvePrincipals(realm: Realm, viewerRole: number, principals: number[] | string[]): Promise<RealmUserRow[]> {
+    const out = new Map<number, RealmUserRow>();
+    if (typeof principals[0] === 'number') {
+      const ids = principals as number[];
+      const rows = new Map((await this.channels.usersByIds(realm.id, ids)).map((u) => [u.id, u]));
+      for (const id of ids) {
+        const user = rows.get(id);
+        if (!user) throw Errors.badRequest('No such user');
+        if (!user.isActive) throw Errors.badRequest('User is deactivated');
+        out.set(user.id, user);
+      }
+      return [...out.values()];
+    }
+    const emails = principals as string[];
+    const host = this.realms.realmHost(realm).toLowerCase();
+    const dummyIds = new Map<string, number>();
+    for (const email of emails) {
+      const m = /^user(\d+)@(.+)$/i.exec(email.trim());
+      if (m && m[2].toLowerCase() === host) dummyIds.set(email, Number(m[1]));
+    }
+    const byEmail = await this.channels.usersByDeliveryEmails(
+      realm.id,
+      emails.map((e) => e.trim()),
+    );
+    const byId = new Map((await this.channels.usersByIds(realm.id, [...dummyIds.values()])).map((u) => [u.id, u]));
+    for (const email of emails) {
+      const lower = email.trim().toLowerCase();
+      let user = byEmail.find(
+        (u) => u.deliveryEmail.toLowerCase() === lower && canSeeDeliveryEmail(viewerRole, u.emailAddressVisibility),
+      );
+      const dummy = dummyIds.get(email);
+      if (!user && dummy !== undefined) user = byId.get(dummy);
+      if (!user) throw Errors.badRequest('No such user');
+      if (!user.isActive) throw Errors.badRequest('User is deactivated');
+      out.set(user.id, user);
+    }
+    return [...out.values()];
+  }
+
+  private async sendDefaultStreamsEvent(realmId: number): Promise<void> {
+    const ids = await this.channels.defaultChannelIds(realmId);
+    const users = await this.channels.activeUsers(realmId);
+    this.events.defaultStreams(
+      realmId,
+      ids,
+      users.filter((u) => u.role !== Role.GUEST).map((u) => u.id),
+    );
+  }
+
+  // ---- DELETE /users/me/subscriptions ----------------------------------------------------
+
+  async unsubscribe(
+    auth: AuthContext,
+    names: string[],
+    principals: number[] | string[] | undefined,
+  ): Promise<{ removed: string[]; not_removed: string[] }> {
+    return runInTransaction(this.dataSource, async () => {
+      const realm = auth.realm;
+      const actor = await this.access.actorFor(auth.user);
+      let targets: RealmUserRow[];
+      let unsubscribingOthers = false;
+      if (principals && principals.length > 0) {
+        targets = await this.resolvePrincipals(realm, auth.user.role, principals);
+        unsubscribingOthers = targets.some((t) => !(t.id === actor.id || (t.isBot && t.botOwnerId === actor.id)));
+      } else {
+        targets = [await this.selfAsRow(realm.id, auth.user.id)];
+      }
+
+      const stripped = names.map((n) => n.trim());
+      for (const name of new Set(stripped)) {
+        const error = channelNameError(name);
+        if (error) throw Errors.badRequest(error);
+      }
+      const found = await this.channels.findByNamesInRealm(realm.id, [...new Set(stripped)]);
+      const byLower = new Map(found.map((s) => [s.name.toLowerCase(), s]));
+      if (unsubscribingOthers) {
+        const subscribed = await this.channels.activeRecipientIdsOfUser(
+          actor.id,
+          found.map((s) => s.recipientId!),
+        );
+        const allowed = canRemoveSubscribers(
+          actor,
+          found.map((channel) => ({ channel, subscribed: subscribed.has(channel.recipientId!) })),
+        );
+        if (!allowed) throw Errors.insufficientPermission();
+      }
+      const missingNames = stripped.filter((n) => !byLower.has(n.toLowerCase()));
+      if (missingNames.length > 0) throw Errors.badRequest(`Channel(s) (${missingNames.join(', ')}) do not exist`);
+      const streams: Stream[] = [];
+      for (const n of stripped) {
+        const s = byLower.get(n.toLowerCase())!;
+        if (!streams.includes(s)) streams.push(s);
+      }
+
+      const removedPairs = await this.channels.unsubscribe(
+        targets.map((t) => t.id),
+        streams.map((s) => s.recipientId!),
+      );
+      const removedKeys = new Set(removedPairs.map((p) => `${p.userId}:${p.recipientId}`));
+      const result = { removed: [] as string[], not_removed: [] as string[] };
+      for (const t of targets) {
+        for (const s of streams) {
+          (removedKeys.has(`${t.id}:${s.recipientId}`) ? result.removed : result.not_removed).push(s.name);
+        }
+      }
+      if (removedPairs.length > 0) await this.afterUnsubscribe(realm.id, streams, targets, removedPairs);
+      return result;
+    });
+  }
+
+  private async afterUnsubscribe(
+    realmId: number,
+    streams: Stream[],
+    targets: RealmUserRow[],
+    removed: Array<{ userId: number; recipientId: number }>,
+  ): Promise<void> {
+    const byRecipient = new Map(streams.map((s) => [s.recipientId, s]));
+    const altered = new Map<number, Set<number>>();
+    const perUser = new Map<number, Stream[]>();
+    for (const p of removed) {
+      const s = byRecipient.get(p.recipientId)!;
+      let users = altered.get(s.id);
+      if (!users) altered.set(s.id, (users = new Set()));
+      users.add(p.userId);
+      const list = perUser.get(p.userId) ?? [];
+      list.push(s);
+      perUser.set(p.userId, list);
+    }
+    const alteredStreams = streams.filter((s) => altered.has(s.id));
+    const data: AudienceData = await this.access.audienceData(realmId, alteredStreams);
+    const targetById = new Map(targets.map((t) => [t.id, t]));
+    for (const [userId, list] of perUser) {
+      this.events.subscriptionRemove(realmId, userId, list);
+      // Users who can no longer see a channel at all are told it is gone (check_basic_stream_access
+      // without content access: web-public, public for non-guests, or administrator / member of a
+      // metadata-granting group for private channels).
+      const target = targetById.get(userId)!;
+      if (isRealmAdmin(target)) continue;
+      const lost = list.filter((s) => {
+        if (s.isWebPublic) return false;
+        if (target.role === Role.GUEST) return true;
+        if (!s.inviteOnly) return false;
+        return !metadataGroupMembers(s, data).has(userId);
+      });
+      if (lost.length > 0) {
+        this.events.streamDelete(
+          realmId,
+          lost.map((s) => s.id),
+          [userId],
+        );
+      }
+    }
+    this.events.peer(realmId, 'peer_remove', peerEvents(alteredStreams, altered, data));
+    await this.hooks.handler.onSubscriptionsRemoved({
+      realmId,
+      removed: [...perUser].map(([userId, list]) => ({ userId, recipientIds: list.map((s) => s.recipientId!) })),
+    });
+  }
+
+  // ---- POST /users/me/subscriptions/properties ------------------------------------------
+
+  /** Applies the changes in order, each in its own transaction (Zulip's is not atomic as a whole). */
+  async updateProperties(auth: AuthContext, changes: PropertyChange[]): Promise<void> {
+    const actor = await this.access.actorFor(auth.user);
+    for (const change of changes) {
+      await runInTransaction(this.dataSource, async () => {
+        const { stream, sub } = await this.access.accessById(actor, auth.realm.id, change.streamId);
+        if (!sub) throw Errors.badRequest(`Not subscribed to channel ID ${change.streamId}`);
+        let property: Exclude<SubscriptionPropertyName, 'in_home_view'>;
+        let value = change.value;
+        if (change.property === 'in_home_view') {
+          property = 'is_muted';
+          value = !(change.value as boolean);
+        } else {
+          property = change.property;
+        }
+        await this.channels.setSubscriptionProperty(sub.id, COLUMN_OF[property], value);
+        if (property === 'is_muted') {
+          this.events.subscriptionUpdate(auth.realm.id, auth.user.id, stream.id, 'in_home_view', !(value as boolean));
+        }
+        this.events.subscriptionUpdate(auth.realm.id, auth.user.id, stream.id, property, value);
+      });
+    }
+  }
+
+  /** Context for formatting, exposed for the seed and queries. */
+  formatContext(realmId: number, streams: Stream[]): Promise<ChannelFormatContext> {
+    return this.access.formatContext(realmId, streams);
+  }
+}
+
+export function incompatibleParameters(names: string[]) {
+  const parameters = names.join(', ');
+  return Errors.badRequest(`Unsupported parameter combination: ${parameters}`, { parameters });
+}

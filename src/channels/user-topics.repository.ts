@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { currentManager } from '../database/transaction';
+import { returnedRows } from './channels.repository';
+import { VisibilityPolicy } from './user-topic.entity';
+
+export interface UserTopicRow {
+  streamId: number;
+  topicName: string;
+  lastUpdated: Date;
+  visibilityPolicy: number;
+}
+
+/** Users' per-topic visibility policies (topics match case-insensitively). */
+@Injectable()
+export class UserTopicsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  /** The user's policies in channels that are not archived (register's user_topics). */
+  async listForUser(userId: number): Promise<UserTopicRow[]> {
+    const rows = await this.em.query<
+      Array<{ stream_id: number; topic_name: string; last_updated: Date; visibility_policy: number }>
+    >(
+      `SELECT t.stream_id, t.topic_name, t.last_updated, t.visibility_policy
+         FROM user_topic t JOIN stream s ON s.id = t.stream_id
+        WHERE t.user_profile_id = $1 AND NOT s.deactivated
+        ORDER BY t.id`,
+      [userId],
+    );
+    return rows.map((r) => ({
+      streamId: r.stream_id,
+      topicName: r.topic_name,
+      lastUpdated: r.last_updated,
+      visibilityPolicy: r.visibility_policy,
+    }));
+  }
+
+  /**
+   * Sets the policy (INHERIT deletes the row). Returns whether anything changed: setting the
+   * current value again, or removing a policy that does not exist, changes nothing. Idempotent
+   * under concurrency through the unique index on (user, channel, lower(topic)).
+   */
+  async setPolicy(p: {
+    userId: number;
+    streamId: number;
+    recipientId: number;
+    topicName: string;
+    policy: number;
+    at: Date;
+  }): Promise<boolean> {
+    if (p.policy === VisibilityPolicy.INHERIT) {
+      const result: unknown = await this.em.query(
+        `DELETE FROM user_topic WHERE user_profile_id = $1 AND stream_id = $2 AND lower(topic_name) = lower($3) RETURNING id`,
+        [p.userId, p.streamId, p.topicName],
+      );
+      return returnedRows(result).length > 0;
+    }
+    const rows = await this.em.query<unknown[]>(
+      `INSERT INTO user_topic (user_profile_id, stream_id, recipient_id, topic_name, last_updated, visibility_policy)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (user_profile_id, stream_id, lower(topic_name)) DO UPDATE
+         SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated
+         WHERE user_topic.visibility_policy <> EXCLUDED.visibility_policy
+       RETURNING id`,
+      [p.userId, p.streamId, p.recipientId, p.topicName, p.at, p.policy],
+    );
+    return rows.length > 0;
+  }
+}

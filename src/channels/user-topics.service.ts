@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { Limits } from '../common/limits';
+import { runInTransaction } from '../database/transaction';
+import type { Stream } from './channel.entity';
+import { ChannelAccessService } from './channel-access.service';
+import { ChannelEvents } from './channel-events';
+import { normalizeTopicPlaceholder } from './channels.policy';
+import { ChannelsRepository } from './channels.repository';
+import { VisibilityPolicy } from './user-topic.entity';
+import { UserTopicsRepository } from './user-topics.repository';
+
+export type ChannelRef = { id: number } | { name: string };
+
+/** Topic visibility policies (zerver/views/user_topics.py, zerver/actions/user_topics.py). */
+@Injectable()
+export class UserTopicsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly channels: ChannelsRepository,
+    private readonly access: ChannelAccessService,
+    private readonly userTopics: UserTopicsRepository,
+    private readonly events: ChannelEvents,
+  ) {}
+
+  /** PATCH /users/me/subscriptions/muted_topics */
+  async muteTopic(auth: AuthContext, channel: ChannelRef, topic: string, op: 'add' | 'remove'): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      let stream: Stream;
+      if (op === 'add') {
+        const actor = await this.access.actorFor(auth.user);
+        stream = (
+          'id' in channel
+            ? await this.access.accessById(actor, auth.realm.id, channel.id)
+            : await this.access.accessByName(actor, auth.realm.id, channel.name)
+        ).stream;
+      } else {
+        // Unmuting needs no access to the channel: only that the user could have muted it.
+        const found =
+          'id' in channel
+            ? await this.channels.findByIdInRealm(auth.realm.id, channel.id)
+            : await this.channels.findByNameInRealm(auth.realm.id, channel.name);
+        if (!found) throw Errors.badRequest('Topic is not muted');
+        stream = found;
+      }
+      await this.set(auth, stream, topic, op === 'add' ? VisibilityPolicy.MUTED : VisibilityPolicy.INHERIT);
+    });
+  }
+
+  /** POST /user_topics */
+  async updateUserTopic(auth: AuthContext, streamId: number, topic: string, policy: number): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      let stream: Stream;
+      if (policy === VisibilityPolicy.INHERIT) {
+        const found = await this.channels.findByIdInRealm(auth.realm.id, streamId);
+        if (!found) throw Errors.badRequest('Invalid channel ID');
+        stream = found;
+      } else {
+        const actor = await this.access.actorFor(auth.user);
+        stream = (await this.access.accessById(actor, auth.realm.id, streamId)).stream;
+      }
+      await this.set(auth, stream, topic, policy);
+    });
+  }
+
+  private async set(auth: AuthContext, stream: Stream, rawTopic: string, policy: number): Promise<void> {
+    const topicName = normalizeTopicPlaceholder(rawTopic, Limits.EMPTY_TOPIC_DISPLAY_NAME);
+    const at = new Date();
+    const changed = await this.userTopics.setPolicy({
+      userId: auth.user.id,
+      streamId: stream.id,
+      recipientId: stream.recipientId!,
+      topicName,
+      policy,
+      at,
+    });
+    if (changed) {
+      this.events.userTopic(auth.realm.id, auth.user.id, {
+        streamId: stream.id,
+        topicName,
+        lastUpdated: at,
+        visibilityPolicy: policy,
+      });
+    }
+  }
+}
