@@ -16,6 +16,7 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
+import { RealmAdminModule } from './realm-admin/realm-admin.module';
 import { RegisterModule } from './register/register.module';
 import { UsersModule } from './users/users.module';
 
@@ -32,6 +33,7 @@ export class AppModule {
         RealmModule,
         UsersModule,
         ChannelsModule,
+        RealmAdminModule,
         RegisterModule,
         HealthModule,
         PushModule,

@@ -7,11 +7,14 @@ import { ChannelQueriesService } from '../channels/channel-queries.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
+import { CUSTOM_PROFILE_FIELD_TYPES } from '../realm/custom-profile-fields.policy';
+import { CustomProfileFieldsService } from '../realm/custom-profile-fields.service';
 import { renderRealmDescription } from '../realm/realm-description';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
 import { pickUserSettings } from '../realm/user-settings';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { UserGroupsQueryService } from '../users/user-groups-query.service';
+import { NavigationViewsService } from '../users/navigation-views.service';
 import { UsersService } from '../users/users.service';
 import { gravatarUrl } from '../users/user-format';
 import { RegisterArgs } from './dto/register.dto';
@@ -82,6 +85,8 @@ export class RegisterService {
     private readonly groupSettings: GroupSettingsService,
     private readonly userGroups: UserGroupsQueryService,
     private readonly channelQueries: ChannelQueriesService,
+    private readonly customProfileFields: CustomProfileFieldsService,
+    private readonly navigationViews: NavigationViewsService,
   ) {}
 
   async register(auth: AuthContext, args: RegisterArgs, clientName: string): Promise<Record<string, unknown>> {
@@ -148,6 +153,11 @@ export class RegisterService {
         ],
       };
     }
+    if (want('custom_profile_fields')) {
+      state.custom_profile_fields = await this.customProfileFields.listForApi(realm.id);
+      state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
+    }
+    if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
     const archivedChannels = capabilities.archived_channels === true;
     if (want('subscription')) {

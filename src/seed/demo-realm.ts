@@ -2,6 +2,7 @@ import { INestApplicationContext, Logger } from '@nestjs/common';
 import { seedDemoChannels } from '../channels/channels.seed';
 import { RealmService } from '../realm/realm.service';
 import { Role } from '../realm/system-groups';
+import { seedDemoProfileFields } from '../users/demo-profile-fields.seed';
 import { UserGroupsService } from '../users/user-groups.service';
 import { UsersService } from '../users/users.service';
 
@@ -108,6 +109,7 @@ export async function seedDemoRealm(app: INestApplicationContext): Promise<boole
     creatorId: cordelia,
     members: [cordelia, byEmail.get('hamlet@zulip.com')!],
   });
+  await seedDemoProfileFields(app, realm.id);
   await seedDemoChannels(app, realm.id);
   logger.log(`seeded demo realm 'zulip' with ${DEMO_USERS.length} users and ${DEMO_BOTS.length} bots`);
   return true;
