@@ -11,8 +11,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { collectReferences, renderMarkdown } from '../src/messaging/markdown';
-import { demoRealmContext } from '../src/messaging/markdown/testing/demo-realm';
+import { collectReferences, renderMarkdown } from '../src/markdown';
+import { demoRealmContext } from '../src/markdown/testing/demo-realm';
 
 function findCasesFile(): string | null {
   let dir = __dirname;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /*
- * Generates src/messaging/emoji/emoji-data.json, the Unicode emoji table the
+ * Generates src/markdown/emoji/emoji-data.json, the Unicode emoji table the
  * server uses for `:name:` syntax, raw Unicode emoji in messages and
  * reactions.
  *
@@ -38,7 +38,7 @@ const fs = require('fs');
 const path = require('path');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
-const OUTPUT = path.join(REPO_ROOT, 'src', 'messaging', 'emoji', 'emoji-data.json');
+const OUTPUT = path.join(REPO_ROOT, 'src', 'markdown', 'emoji', 'emoji-data.json');
 const CUSTOM_NAMES = path.join(__dirname, 'zulip-custom-emoji-names.json');
 
 const DATASOURCE_VERSION = '15.0.1';

@@ -19,7 +19,7 @@ import {
   createEmojiSequenceMatcher,
   emojiByName,
   resolveUnicodeEmoji,
-} from '../emoji/emoji';
+} from './emoji/emoji';
 import {
   EMOJI_SYNTAX_RE,
   ESCAPABLE,

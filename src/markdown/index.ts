@@ -5,7 +5,9 @@
  *   const result = renderMarkdown(content, context);  // html + message flags
  */
 export { collectReferences } from './references';
-export { renderMarkdown } from './render';
+import { renderMarkdown } from './render';
+
+export { renderMarkdown };
 export { DEFAULT_LIMITS } from './limits';
 export { sanitizeHtml, isSafeUrl } from './sanitize';
 export type {
@@ -20,3 +22,12 @@ export type {
   RenderedMessage,
   ThumbnailSize,
 } from './types';
+
+/**
+ * HTML of a description (realm, channel, channel folder, profile-field hint): Zulip renders these
+ * with the message renderer but without link previews, and without realm data for mentions.
+ */
+export function renderDescription(text: string): string {
+  if (!text) return '';
+  return renderMarkdown(text, { imagePreviews: false }).html;
+}

@@ -33,7 +33,7 @@ interface KnownDifference {
   appliesWhen?: () => boolean;
 }
 
-const CASES_PATH = path.join(__dirname, '../../../../shared/reference/markdown-cases.json');
+const CASES_PATH = path.join(__dirname, '../../../shared/reference/markdown-cases.json');
 
 const KNOWN_DIFFERENCES: Record<string, KnownDifference> = {
   edge_case_embedded_link_inside_Bold: {
