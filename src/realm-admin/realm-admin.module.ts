@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
@@ -8,10 +9,10 @@ import { RealmAdminService } from './realm-admin.service';
 
 /**
  * Organization settings changed through PATCH /realm. It sits above users (group settings) and
- * may later import channels (the moderation request channel).
+ * channels (the moderation request channel).
  */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
   providers: [RealmAdminRepository, RealmAdminService],
   controllers: [RealmAdminController],
 })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
+import { ChannelAccessService } from '../channels/channel-access.service';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
@@ -47,6 +48,7 @@ export class RealmAdminService {
     private readonly realms: RealmService,
     private readonly groupSettings: GroupSettingsService,
     private readonly repository: RealmAdminRepository,
+    private readonly channels: ChannelAccessService,
     private readonly events: EventsService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
@@ -131,10 +133,10 @@ export class RealmAdminService {
       if (channelId !== undefined && (realm.moderationRequestChannelId === null || realm.moderationRequestChannelId !== channelId)) {
         let stored: number | null = null;
         if (channelId >= 0) {
-          const channel = await this.repository.findChannel(realm.id, channelId);
-          if (!channel) throw Errors.badRequest('Invalid channel ID');
-          if (!channel.inviteOnly) throw Errors.badRequest('Moderation request channel must be private.');
-          stored = channel.id;
+          const actor = await this.channels.actorFor(auth.user);
+          const { stream } = await this.channels.accessById(actor, realm.id, channelId, { requireContentAccess: false });
+          if (!stream.inviteOnly) throw Errors.badRequest('Moderation request channel must be private.');
+          stored = stream.id;
         }
         await this.realms.updateRealm(realm.id, { moderationRequestChannelId: stored });
         this.events.sendOnCommit(
