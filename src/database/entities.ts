@@ -8,12 +8,20 @@ import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
 import { Subscription } from '../channels/subscription.entity';
 import { UserTopic } from '../channels/user-topic.entity';
 import { ChannelFolder } from '../channels/channel-folder.entity';
+import {
+  Attachment,
+  AttachmentMessage,
+  DirectMessageGroup,
+  Message,
+  Reaction,
+  UserMessage,
+} from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
 /** Every entity, listed explicitly (no glob discovery). */
-export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership, CustomProfileField, CustomProfileFieldValue, NavigationView, PushDeviceToken, Recipient, Stream, DefaultStream, Subscription, UserTopic, ChannelFolder];
+export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership, CustomProfileField, CustomProfileFieldValue, NavigationView, PushDeviceToken, Recipient, Stream, DefaultStream, Subscription, UserTopic, ChannelFolder, Message, UserMessage, DirectMessageGroup, Reaction, Attachment, AttachmentMessage];
 
 // Foreign keys, declared in one place so entity files need not import each other.
 foreignKey(RealmUserDefault, 'realm_id', () => Realm);
@@ -68,3 +76,16 @@ for (const column of [
 ]) {
   foreignKey(Realm, column, () => Stream, 'SET NULL', true);
 }
+// Messaging (src/messaging). user_message has no foreign keys on purpose: a per-row check on the
+// hottest insert (one row per recipient) costs as much as an index (performance-notes §7.5), so
+// whoever deletes messages deletes their user_message rows in the same transaction.
+foreignKey(Message, 'realm_id', () => Realm);
+foreignKey(Message, 'sender_id', () => UserProfile);
+foreignKey(Message, 'recipient_id', () => Recipient);
+foreignKey(DirectMessageGroup, 'recipient_id', () => Recipient, 'SET NULL', true);
+foreignKey(Reaction, 'user_profile_id', () => UserProfile);
+foreignKey(Reaction, 'message_id', () => Message);
+foreignKey(Attachment, 'owner_id', () => UserProfile);
+foreignKey(Attachment, 'realm_id', () => Realm);
+foreignKey(AttachmentMessage, 'attachment_id', () => Attachment);
+foreignKey(AttachmentMessage, 'message_id', () => Message);
