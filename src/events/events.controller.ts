@@ -27,8 +27,8 @@ export class EventsController {
   }
 
   @Delete()
-  delete(@CurrentUser() auth: AuthContext, @Args(DeleteQueueArgs) args: DeleteQueueArgs) {
-    this.events.deleteQueue(auth.user.id, args.queue_id);
+  async delete(@CurrentUser() auth: AuthContext, @Args(DeleteQueueArgs) args: DeleteQueueArgs) {
+    await this.events.deleteQueue(auth.user.id, args.queue_id);
     return {};
   }
 }

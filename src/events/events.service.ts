@@ -1,42 +1,48 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { onCommit } from '../database/transaction';
-import { EventQueue, QueuedEvent, QueueOptions } from './event-queue';
-import { EventQueueRegistry } from './event-queue.registry';
+import { QueuedEvent, QueueOptions } from './event-queue';
+import type { EventCustomizer, EventQueueBackend, ZulipEvent } from './event-queue-backend';
+import { InMemoryEventQueues } from './in-memory-event-queues';
+import { RedisEventQueues } from './redis-event-queues';
 
-/** An event before delivery: any JSON object with a `type`. */
-export type ZulipEvent = { type: string } & Record<string, unknown>;
-
-/**
- * Per-recipient adjustment of an event (e.g. `local_message_id` only in the sender's queue, or
- * per-user message flags). Returns the event to push into that queue.
- */
-export type EventCustomizer = (queue: EventQueue, userId: number) => ZulipEvent;
+export type { EventCustomizer, QueueInfo, ZulipEvent } from './event-queue-backend';
 
 /**
  * Event delivery (the "events" leaf module). Services call {@link sendOnCommit} inside their
  * transaction; the event reaches the recipients' queues only if and after the transaction commits.
+ * Queues live in this process, or in Redis when REDIS_URL is set (several instances).
  */
 @Injectable()
 export class EventsService implements OnModuleInit, OnModuleDestroy {
-  readonly registry = new EventQueueRegistry();
+  readonly backend: EventQueueBackend;
   private gcTimer: NodeJS.Timeout | undefined;
   private readonly logger = new Logger('Events');
+  /** Deliveries to a shared backend are chained so that events keep their order. */
+  private chain: Promise<void> = Promise.resolve();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.backend = config.redisUrl
+      ? new RedisEventQueues(config.redisUrl, config.redisPrefix)
+      : new InMemoryEventQueues();
+  }
 
   onModuleInit(): void {
     this.gcTimer = setInterval(() => {
-      const removed = this.registry.collectGarbage(this.config.queueIdleTimeoutMs);
-      if (removed > 0) this.logger.log(`garbage-collected ${removed} idle event queue(s)`);
+      this.backend
+        .collectGarbage(this.config.queueIdleTimeoutMs)
+        .then((removed) => {
+          if (removed > 0) this.logger.log(`garbage-collected ${removed} idle event queue(s)`);
+        })
+        .catch((err: unknown) => this.logger.error(`event queue GC failed: ${String(err)}`));
     }, this.config.queueGcIntervalMs);
     this.gcTimer.unref();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     if (this.gcTimer) clearInterval(this.gcTimer);
-    this.registry.closeAll();
+    await this.chain;
+    await this.backend.close();
   }
 
   /** Queue `event` for `userIds`, delivered after the current transaction commits. */
@@ -45,56 +51,52 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     onCommit(() => this.deliver(realmId, event, recipients, customize));
   }
 
-  /** Delivers now (used after commit, and by callers that have no transaction). */
+  /**
+   * Delivers now (used after commit, and by callers that have no transaction). With in-process
+   * queues the events are in the queues when this returns.
+   */
   deliver(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
-    for (const userId of new Set(userIds)) {
-      for (const queue of this.registry.queuesOfUser(userId)) {
-        if (queue.options.realmId !== realmId || !queue.wants(event.type)) continue;
-        queue.push(customize ? customize(queue, userId) : event);
-      }
+    const recipients = [...new Set(userIds)];
+    if (this.backend instanceof InMemoryEventQueues) {
+      this.backend.deliverNow(realmId, event, recipients, customize);
+      return;
     }
+    const backend = this.backend;
+    this.chain = this.chain
+      .then(() => backend.deliver(realmId, event, recipients, customize))
+      .catch((err: unknown) => this.logger.error(`event delivery failed: ${String(err)}`));
   }
 
-  allocateQueue(options: QueueOptions): EventQueue {
-    return this.registry.allocate(options);
+  /** Resolves when every delivery started so far has reached the backend. */
+  flush(): Promise<void> {
+    return this.chain;
   }
 
-  private queueFor(userId: number, queueId: string): EventQueue {
-    const queue = this.registry.get(queueId);
-    if (!queue) throw new ZulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
-    if (queue.options.userId !== userId) {
-      throw Errors.badRequest('You are not authorized to get events from this queue');
-    }
-    return queue;
+  allocateQueue(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
+    return this.backend.allocate(options);
+  }
+
+  heartbeatMs(): number {
+    return this.config.heartbeatMinMs + Math.floor(Math.random() * (this.config.heartbeatJitterMs + 1));
   }
 
   /** GET /events: acknowledge through lastEventId, then return pending events or long-poll. */
-  async getEvents(
+  getEvents(
     userId: number,
     queueId: string,
     lastEventId: number,
     dontBlock: boolean,
     onClose: (cb: () => void) => void,
   ): Promise<QueuedEvent[]> {
-    const queue = this.queueFor(userId, queueId);
-    if (queue.newestPrunedId !== null && lastEventId < queue.newestPrunedId) {
-      throw Errors.badRequest(`An event newer than ${lastEventId} has already been pruned!`);
-    }
-    queue.prune(lastEventId);
-    if (queue.newestPrunedId !== null && lastEventId !== queue.newestPrunedId) {
-      throw Errors.badRequest(`Event ${lastEventId} was not in this queue`);
-    }
-    queue.lastActivity = Date.now();
-    const pending = queue.pending();
-    if (pending.length > 0 || dontBlock) return pending;
-    const heartbeat = this.config.heartbeatMinMs + Math.floor(Math.random() * (this.config.heartbeatJitterMs + 1));
-    const poll = queue.wait(heartbeat);
-    onClose(poll.cancel);
-    return poll.promise;
+    return this.backend.getEvents(userId, queueId, lastEventId, dontBlock, this.heartbeatMs(), onClose);
   }
 
-  deleteQueue(userId: number, queueId: string): void {
-    this.queueFor(userId, queueId);
-    this.registry.delete(queueId);
+  deleteQueue(userId: number, queueId: string): Promise<void> {
+    return this.backend.deleteQueue(userId, queueId);
+  }
+
+  /** Is the user at a client now (for push notifications: "idle" users get pushes)? */
+  hasActiveClient(userId: number, withinMs = 140_000): Promise<boolean> {
+    return this.backend.hasActiveClient(userId, withinMs);
   }
 }

@@ -93,7 +93,7 @@ export class RegisterService {
     const capabilities: Record<string, boolean> = {};
     for (const [k, v] of Object.entries(args.client_capabilities)) capabilities[k] = v === true;
     const narrow = parseNarrow(args.narrow);
-    const queue = this.events.allocateQueue({
+    const queue = await this.events.allocateQueue({
       userId: auth.user.id,
       realmId: auth.realm.id,
       eventTypes: args.event_types ?? null,
@@ -173,7 +173,8 @@ export class RegisterService {
     if (want('default_streams')) state.realm_default_streams = await this.channelQueries.defaultStreamIds(auth);
     if (want('user_topic')) state.user_topics = await this.channelQueries.userTopics(auth);
     if (want('channel_folders')) state.channel_folders = await this.channelQueries.channelFolders(auth);
-    // Events that arrived while we were computing state are already in the queue.
+    // The state above was read after the queue existed, so events that arrived meanwhile are in
+    // the queue; the client applies them on top (they may repeat what the state already shows).
     state.last_event_id = queue.lastEventId;
     return state;
   }

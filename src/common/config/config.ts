@@ -14,6 +14,8 @@ export interface AppConfig {
   /** postgres:// URL; undefined means "start the embedded PostgreSQL under dataDir". */
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Key prefix for everything this server keeps in Redis. */
+  redisPrefix: string;
   /** Host (and port) clients reach the server at; realms live on `<string_id>.<externalHost>`. */
   externalHost: string;
   externalScheme: 'http' | 'https';
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port,
     databaseUrl: urlVar(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: urlVar(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: env.REDIS_PREFIX?.trim() || 'zulip',
     externalHost,
     externalScheme: scheme,
     defaultRealm,

@@ -1,0 +1,43 @@
+import type { QueuedEvent, QueueOptions } from './event-queue';
+
+/** An event before delivery: any JSON object with a `type`. */
+export type ZulipEvent = { type: string } & Record<string, unknown>;
+
+/** A queue as delivery sees it: its id and what the client asked for at registration. */
+export interface QueueInfo {
+  id: string;
+  options: QueueOptions;
+}
+
+/**
+ * Per-recipient adjustment of an event (e.g. `local_message_id` only in the sender's queue, or
+ * per-user message flags). Returns the event to push into that queue.
+ */
+export type EventCustomizer = (queue: QueueInfo, userId: number) => ZulipEvent;
+
+/**
+ * Where event queues live: in this process (the default) or in Redis (REDIS_URL), so that any
+ * instance can serve GET /events for any queue and queues survive an instance restart.
+ */
+export interface EventQueueBackend {
+  allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }>;
+  deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: EventCustomizer): Promise<void>;
+  /**
+   * GET /events: acknowledge through `lastEventId` (Zulip's prune rules and errors), then return
+   * pending events, or long-poll until one arrives (a heartbeat after `heartbeatMs`).
+   */
+  getEvents(
+    userId: number,
+    queueId: string,
+    lastEventId: number,
+    dontBlock: boolean,
+    heartbeatMs: number,
+    onClose: (cb: () => void) => void,
+  ): Promise<QueuedEvent[]>;
+  deleteQueue(userId: number, queueId: string): Promise<void>;
+  /** Removes queues with no connected poll and no activity for `idleMs`; returns how many. */
+  collectGarbage(idleMs: number): Promise<number>;
+  /** Has `userId` a queue that was polled within `withinMs` (or is being polled now)? */
+  hasActiveClient(userId: number, withinMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { MAX_QUEUE_EVENTS, QueuedEvent, QueueOptions } from './event-queue';
+import type { EventCustomizer, EventQueueBackend, QueueInfo, ZulipEvent } from './event-queue-backend';
+
+/**
+ * Event queues in Redis, shared by every instance:
+ * - `<p>:q:<id>`   hash: user, realm, opts (JSON), next (next event id), pruned (newest pruned id)
+ * - `<p>:e:<id>`   stream: one entry per event, entry id `<event id + 1>-0`, field `e` = JSON
+ * - `<p>:u:<user>` set of the user's queue ids (the per-user index used by delivery)
+ * - `<p>:idle`     sorted set queue id → last activity (ms); +inf while a poll is parked
+ * - `<p>:wake`     pub/sub channel: a queue id, published when an event is added to it
+ * Pushing and pruning are Lua scripts, so they are atomic whichever instance runs them.
+ */
+
+/** KEYS: queue hash, event stream. ARGV: event JSON (without id), max length, wake channel, queue id. */
+const PUSH_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local id = redis.call('HINCRBY', KEYS[1], 'next', 1) - 1
+redis.call('XADD', KEYS[2], (id + 1) .. '-0', 'e', ARGV[1])
+if redis.call('XLEN', KEYS[2]) > tonumber(ARGV[2]) then
+  redis.call('XTRIM', KEYS[2], 'MAXLEN', ARGV[2])
+  local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+  local fid = tonumber(string.match(first[1][1], '^(%d+)'))
+  redis.call('HSET', KEYS[1], 'pruned', fid - 2)
+end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return id
+`;
+
+/**
+ * KEYS: queue hash, event stream. ARGV: last event id, user id.
+ * Returns {status} or {'ok', entries} with the events after the acknowledged one.
+ */
+const ACK_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'bad'} end
+if redis.call('HGET', KEYS[1], 'user') ~= ARGV[2] then return {'forbidden'} end
+local last = tonumber(ARGV[1])
+local pruned = redis.call('HGET', KEYS[1], 'pruned')
+if pruned and last < tonumber(pruned) then return {'too_old'} end
+local old = redis.call('XRANGE', KEYS[2], '-', (last + 1) .. '-0')
+if #old > 0 then
+  local maxid = tonumber(string.match(old[#old][1], '^(%d+)')) - 1
+  redis.call('XTRIM', KEYS[2], 'MINID', (last + 2) .. '-0')
+  redis.call('HSET', KEYS[1], 'pruned', maxid)
+  pruned = tostring(maxid)
+end
+if pruned and last ~= tonumber(pruned) then return {'not_in_queue'} end
+return {'ok', redis.call('XRANGE', KEYS[2], '-', '+')}
+`;
+
+type StreamEntry = [string, string[]];
+
+interface Waiter {
+  userId: number;
+  lastEventId: number;
+  resolve: (events: QueuedEvent[]) => void;
+  timer: NodeJS.Timeout;
+}
+
+function badQueue(queueId: string): ZulipError {
+  return new ZulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+}
+
+function toEvents(entries: StreamEntry[]): QueuedEvent[] {
+  return entries.map(([streamId, fields]) => {
+    const json = fields[fields.indexOf('e') + 1];
+    const event = JSON.parse(json) as Omit<QueuedEvent, 'id'>;
+    return { ...event, id: Number(streamId.split('-')[0]) - 1 } as QueuedEvent;
+  });
+}
+
+export class RedisEventQueues implements EventQueueBackend {
+  private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly waiters = new Map<string, Waiter>();
+  /** Queue options never change after registration, so they are cached per queue id. */
+  private readonly infoCache = new Map<string, QueueInfo>();
+  private readonly logger = new Logger('RedisEventQueues');
+  private readonly wakeChannel: string;
+  private ready: Promise<void>;
+
+  constructor(
+    url: string,
+    private readonly prefix = 'zulip',
+  ) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
+    this.subscriber = new Redis(url, { maxRetriesPerRequest: null });
+    this.wakeChannel = `${prefix}:wake`;
+    this.redis.defineCommand('zqPush', { numberOfKeys: 2, lua: PUSH_SCRIPT });
+    this.redis.defineCommand('zqAck', { numberOfKeys: 2, lua: ACK_SCRIPT });
+    this.subscriber.on('message', (_channel: string, queueId: string) => void this.wake(queueId));
+    this.ready = this.subscriber.subscribe(this.wakeChannel).then(() => undefined);
+    this.redis.on('error', (err) => this.logger.error(`redis: ${err.message}`));
+    this.subscriber.on('error', (err) => this.logger.error(`redis subscriber: ${err.message}`));
+  }
+
+  private q = (id: string) => `${this.prefix}:q:${id}`;
+  private e = (id: string) => `${this.prefix}:e:${id}`;
+  private u = (userId: number) => `${this.prefix}:u:${userId}`;
+  private idle = () => `${this.prefix}:idle`;
+
+  private push(queueId: string, event: ZulipEvent): Promise<number> {
+    const cmd = (this.redis as unknown as { zqPush: (...a: unknown[]) => Promise<number> }).zqPush;
+    return cmd.call(
+      this.redis,
+      this.q(queueId),
+      this.e(queueId),
+      JSON.stringify(event),
+      MAX_QUEUE_EVENTS,
+      this.wakeChannel,
+      queueId,
+    );
+  }
+
+  async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
+    await this.ready;
+    const id = `${Math.floor(Date.now() / 1000)}:${randomBytes(8).toString('hex')}`;
+    await this.redis
+      .multi()
+      .hset(this.q(id), {
+        user: String(options.userId),
+        realm: String(options.realmId),
+        opts: JSON.stringify(options),
+        next: '0',
+      })
+      .sadd(this.u(options.userId), id)
+      .zadd(this.idle(), Date.now(), id)
+      .exec();
+    this.infoCache.set(id, { id, options });
+    return { id, lastEventId: -1 };
+  }
+
+  private async infos(queueIds: string[]): Promise<QueueInfo[]> {
+    const missing = queueIds.filter((id) => !this.infoCache.has(id));
+    if (missing.length > 0) {
+      const pipe = this.redis.pipeline();
+      for (const id of missing) pipe.hget(this.q(id), 'opts');
+      const results = (await pipe.exec()) ?? [];
+      missing.forEach((id, i) => {
+        const opts = results[i]?.[1] as string | null;
+        if (opts) this.infoCache.set(id, { id, options: JSON.parse(opts) as QueueOptions });
+      });
+    }
+    return queueIds.map((id) => this.infoCache.get(id)).filter((x): x is QueueInfo => x !== undefined);
+  }
+
+  async deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: EventCustomizer): Promise<void> {
+    const users = [...new Set(userIds)];
+    if (users.length === 0) return;
+    const pipe = this.redis.pipeline();
+    for (const userId of users) pipe.smembers(this.u(userId));
+    const results = (await pipe.exec()) ?? [];
+    const pushes: Array<Promise<number>> = [];
+    for (let i = 0; i < users.length; i++) {
+      const queueIds = (results[i]?.[1] as string[] | undefined) ?? [];
+      if (queueIds.length === 0) continue;
+      for (const info of await this.infos(queueIds)) {
+        const o = info.options;
+        if (o.realmId !== realmId || (o.eventTypes !== null && !o.eventTypes.includes(event.type))) continue;
+        pushes.push(this.push(info.id, customize ? customize(info, users[i]) : event));
+      }
+    }
+    await Promise.all(pushes);
+  }
+
+  async getEvents(
+    userId: number,
+    queueId: string,
+    lastEventId: number,
+    dontBlock: boolean,
+    heartbeatMs: number,
+    onClose: (cb: () => void) => void,
+  ): Promise<QueuedEvent[]> {
+    await this.ready;
+    const ack = (this.redis as unknown as { zqAck: (...a: unknown[]) => Promise<[string, StreamEntry[]?]> }).zqAck;
+    const [status, entries] = await ack.call(this.redis, this.q(queueId), this.e(queueId), lastEventId, String(userId));
+    switch (status) {
+      case 'bad':
+        throw badQueue(queueId);
+      case 'forbidden':
+        throw Errors.badRequest('You are not authorized to get events from this queue');
+      case 'too_old':
+        throw Errors.badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+      case 'not_in_queue':
+        throw Errors.badRequest(`Event ${lastEventId} was not in this queue`);
+    }
+    const events = toEvents(entries ?? []);
+    if (events.length > 0 || dontBlock) {
+      await this.redis.zadd(this.idle(), Date.now(), queueId);
+      return events;
+    }
+    // Park the poll. A newer poll on this instance replaces an older one, as in Zulip.
+    this.finish(queueId, []);
+    await this.redis.zadd(this.idle(), '+inf', queueId);
+    return new Promise<QueuedEvent[]>((resolve) => {
+      const timer = setTimeout(() => void this.push(queueId, { type: 'heartbeat' }).catch(() => undefined), heartbeatMs);
+      timer.unref?.();
+      const waiter: Waiter = { userId, lastEventId, resolve, timer };
+      this.waiters.set(queueId, waiter);
+      onClose(() => {
+        if (this.waiters.get(queueId) === waiter) this.finish(queueId, []);
+      });
+      // An event may have arrived between the read above and parking.
+      void this.wake(queueId);
+    });
+  }
+
+  /** Called for every published queue id: answers a poll parked here, if any. */
+  private async wake(queueId: string): Promise<void> {
+    const waiter = this.waiters.get(queueId);
+    if (!waiter) return;
+    const entries = (await this.redis.xrange(this.e(queueId), `(${waiter.lastEventId + 1}-0`, '+')) as StreamEntry[];
+    if (entries.length > 0 && this.waiters.get(queueId) === waiter) this.finish(queueId, toEvents(entries));
+  }
+
+  private finish(queueId: string, events: QueuedEvent[]): void {
+    const waiter = this.waiters.get(queueId);
+    if (!waiter) return;
+    this.waiters.delete(queueId);
+    clearTimeout(waiter.timer);
+    waiter.resolve(events);
+    void this.redis.zadd(this.idle(), Date.now(), queueId).catch(() => undefined);
+  }
+
+  async deleteQueue(userId: number, queueId: string): Promise<void> {
+    const owner = await this.redis.hget(this.q(queueId), 'user');
+    if (owner === null) throw badQueue(queueId);
+    if (owner !== String(userId)) throw Errors.badRequest('You are not authorized to get events from this queue');
+    await this.remove(queueId, userId);
+  }
+
+  private async remove(queueId: string, userId: number): Promise<void> {
+    this.finish(queueId, []);
+    this.infoCache.delete(queueId);
+    await this.redis
+      .multi()
+      .del(this.q(queueId), this.e(queueId))
+      .srem(this.u(userId), queueId)
+      .zrem(this.idle(), queueId)
+      .exec();
+  }
+
+  async collectGarbage(idleMs: number): Promise<number> {
+    const stale = await this.redis.zrangebyscore(this.idle(), '-inf', Date.now() - idleMs, 'LIMIT', 0, 1000);
+    for (const queueId of stale) {
+      const owner = await this.redis.hget(this.q(queueId), 'user');
+      await this.remove(queueId, Number(owner ?? -1));
+    }
+    return stale.length;
+  }
+
+  async hasActiveClient(userId: number, withinMs: number): Promise<boolean> {
+    const queueIds = await this.redis.smembers(this.u(userId));
+    if (queueIds.length === 0) return false;
+    const scores = await this.redis.zmscore(this.idle(), ...queueIds);
+    const since = Date.now() - withinMs;
+    return scores.some((s) => s !== null && (s === 'inf' || Number(s) >= since));
+  }
+
+  async close(): Promise<void> {
+    for (const queueId of [...this.waiters.keys()]) this.finish(queueId, []);
+    this.subscriber.disconnect();
+    await this.redis.quit().catch(() => undefined);
+  }
+}
