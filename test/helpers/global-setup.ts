@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { withAdmin } from './pg-admin';
 
@@ -12,6 +13,31 @@ function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Redis-backed tests (multi-instance event queues, shared rate limits) run when Redis answers at
+ * REDIS_URL or 127.0.0.1:6379; CI provides one, so there an absent Redis is an error.
+ */
+async function probeRedis(): Promise<void> {
+  const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  let ok = false;
+  try {
+    await probe.connect();
+    ok = (await probe.ping()) === 'PONG';
+  } catch {
+    ok = false;
+  } finally {
+    probe.disconnect();
+  }
+  if (ok) {
+    process.env.ZULIP_TEST_REDIS_URL = url;
+  } else if (process.env.CI) {
+    throw new Error(`Redis is not reachable at ${url}; CI needs it for the multi-instance tests`);
+  } else {
+    console.warn(`\nRedis is not reachable at ${url}: the Redis-backed tests are skipped.\n`);
   }
 }
 
@@ -39,6 +65,7 @@ export default async function globalSetup(): Promise<void> {
       await c.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
     }
   });
+  await probeRedis();
   process.env.ZULIP_TEST_ADMIN_URL = adminUrl;
   process.env.ZULIP_TEST_TEMPLATE = `zulip_test_template_${process.pid}_${Date.now().toString(36)}`;
 }
