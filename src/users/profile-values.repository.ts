@@ -48,12 +48,12 @@ export class ProfileValuesRepository {
     );
   }
 
+  /** Deletes a user's value of a field; false when there was none. */
   async deleteValue(userId: number, fieldId: number): Promise<boolean> {
-    const rows = (await this.em.query(
-      `DELETE FROM custom_profile_field_value WHERE user_profile_id = $1 AND field_id = $2 RETURNING id`,
-      [userId, fieldId],
-    )) as unknown[];
-    return rows.length > 0;
+    const existing = await this.findValue(userId, fieldId);
+    if (!existing) return false;
+    await this.em.delete(CustomProfileFieldValue, { id: existing.id });
+    return true;
   }
 
   /** Users of the realm among `ids`, with their state (person-picker validation). */
