@@ -8,12 +8,14 @@ import { ChannelsModule } from './channels/channels.module';
 import { AppConfig } from './common/config/config';
 import { RATE_LIMITER, RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { InMemoryRateLimitStore, RateLimiter } from './common/rate-limit/rate-limiter';
+import { RedisRateLimitStore } from './common/rate-limit/redis-rate-limit-store';
 import { ConfigModule } from './common/config/config.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { dataSourceOptions } from './database/data-source-options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { MessagingModule } from './messaging/messaging.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
@@ -33,13 +35,23 @@ export class AppModule {
         RealmModule,
         UsersModule,
         ChannelsModule,
+        MessagingModule,
         RealmAdminModule,
         RegisterModule,
         HealthModule,
         PushModule,
       ],
       providers: [
-        { provide: RATE_LIMITER, useValue: new RateLimiter(config.rateLimit, new InMemoryRateLimitStore()) },
+        {
+          provide: RATE_LIMITER,
+          // With several instances the limit must be shared, so it lives in Redis.
+          useValue: new RateLimiter(
+            config.rateLimit,
+            config.redisUrl && config.rateLimit.length > 0
+              ? new RedisRateLimitStore(config.redisUrl, config.redisPrefix)
+              : new InMemoryRateLimitStore(),
+          ),
+        },
         // Order matters: authenticate, count the request against the rate limit, then check roles.
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -110,7 +110,9 @@ export function describeBackendContract(name: string, makeBackend: () => EventQu
 
     it('ends a long-poll with a heartbeat', async () => {
       const q = await backend.allocate(options(10, { eventTypes: ['message'] }));
-      await expect(backend.getEvents(10, q.id, -1, false, 30, noClose)).resolves.toEqual([{ type: 'heartbeat', id: 0 }]);
+      await expect(backend.getEvents(10, q.id, -1, false, 30, noClose)).resolves.toEqual([
+        { type: 'heartbeat', id: 0 },
+      ]);
     });
 
     it('ends the poll when the client goes away', async () => {

@@ -14,7 +14,7 @@ export class EventsController {
   @Get()
   async get(
     @CurrentUser() auth: AuthContext,
-     @Args(GetEventsArgs) args: GetEventsArgs,
+    @Args(GetEventsArgs) args: GetEventsArgs,
     @Res({ passthrough: true }) res: Response,
   ) {
     if (args.queue_id === undefined) throw Errors.badRequest("Missing 'queue_id' argument");

@@ -28,7 +28,8 @@ export class InMemoryEventQueues implements EventQueueBackend {
 
   private queueFor(userId: number, queueId: string): EventQueue {
     const queue = this.registry.get(queueId);
-    if (!queue) throw new ZulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+    if (!queue)
+      throw new ZulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
     if (queue.options.userId !== userId) {
       throw Errors.badRequest('You are not authorized to get events from this queue');
     }

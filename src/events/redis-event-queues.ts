@@ -196,7 +196,10 @@ export class RedisEventQueues implements EventQueueBackend {
     this.finish(queueId, []);
     await this.redis.zadd(this.idle(), '+inf', queueId);
     return new Promise<QueuedEvent[]>((resolve) => {
-      const timer = setTimeout(() => void this.push(queueId, { type: 'heartbeat' }).catch(() => undefined), heartbeatMs);
+      const timer = setTimeout(
+        () => void this.push(queueId, { type: 'heartbeat' }).catch(() => undefined),
+        heartbeatMs,
+      );
       timer.unref?.();
       const waiter: Waiter = { userId, lastEventId, resolve, timer };
       this.waiters.set(queueId, waiter);

@@ -1,4 +1,10 @@
-import { allowsChannelNotification, PushSettings, pushTrigger, RecipientContext, TopicVisibility } from './notifiability';
+import {
+  allowsChannelNotification,
+  PushSettings,
+  pushTrigger,
+  RecipientContext,
+  TopicVisibility,
+} from './notifiability';
 
 const defaults: PushSettings = {
   enable_offline_push_notifications: true,
@@ -55,8 +61,12 @@ describe('pushTrigger', () => {
         true,
       ),
     ).toBe('mentioned');
-    expect(pushTrigger(recipient({ flags, topicVisibility: TopicVisibility.MUTED }), channelMsg, true)).toBe('mentioned');
-    expect(pushTrigger(recipient({ flags }, { enable_offline_push_notifications: false }), channelMsg, true)).toBeNull();
+    expect(pushTrigger(recipient({ flags, topicVisibility: TopicVisibility.MUTED }), channelMsg, true)).toBe(
+      'mentioned',
+    );
+    expect(
+      pushTrigger(recipient({ flags }, { enable_offline_push_notifications: false }), channelMsg, true),
+    ).toBeNull();
   });
 
   it('pushes wildcard mentions per wildcard_mentions_notify, the channel override first', () => {
@@ -83,7 +93,9 @@ describe('pushTrigger', () => {
       pushTrigger(recipient({ ...followed, flags: new Set(['stream_wildcard_mentioned']) }), channelMsg, true),
     ).toBe('stream_wildcard_mentioned_in_followed_topic');
     expect(pushTrigger(recipient(followed), channelMsg, true)).toBe('followed_topic');
-    expect(pushTrigger(recipient(followed, { enable_followed_topic_push_notifications: false }), channelMsg, true)).toBeNull();
+    expect(
+      pushTrigger(recipient(followed, { enable_followed_topic_push_notifications: false }), channelMsg, true),
+    ).toBeNull();
     // A followed topic in a muted channel still notifies.
     const muted = { isMuted: true, pushNotifications: null, wildcardMentionsNotify: null };
     expect(pushTrigger(recipient({ ...followed, subscription: muted }), channelMsg, true)).toBe('followed_topic');
@@ -97,8 +109,12 @@ describe('pushTrigger', () => {
     const on = { isMuted: false, pushNotifications: true, wildcardMentionsNotify: null };
     expect(pushTrigger(recipient({ subscription: on }), channelMsg, true)).toBe('stream_push_notify');
     const off = { isMuted: false, pushNotifications: false, wildcardMentionsNotify: null };
-    expect(pushTrigger(recipient({ subscription: off }, { enable_stream_push_notifications: true }), channelMsg, true)).toBeNull();
-    expect(pushTrigger(recipient({ subscription: on, topicVisibility: TopicVisibility.MUTED }), channelMsg, true)).toBeNull();
+    expect(
+      pushTrigger(recipient({ subscription: off }, { enable_stream_push_notifications: true }), channelMsg, true),
+    ).toBeNull();
+    expect(
+      pushTrigger(recipient({ subscription: on, topicVisibility: TopicVisibility.MUTED }), channelMsg, true),
+    ).toBeNull();
   });
 });
 

@@ -92,7 +92,10 @@ export function pushTrigger(recipient: RecipientContext, message: MessageContext
     if (has('stream_wildcard_mentioned')) return 'stream_wildcard_mentioned';
   }
   if (followed && s.enable_followed_topic_push_notifications) return 'followed_topic';
-  if (sub && allowsChannelNotification(sub.isMuted, visibility, sub.pushNotifications, s.enable_stream_push_notifications)) {
+  if (
+    sub &&
+    allowsChannelNotification(sub.isMuted, visibility, sub.pushNotifications, s.enable_stream_push_notifications)
+  ) {
     return 'stream_push_notify';
   }
   return null;

@@ -28,9 +28,15 @@ export class RateLimitGuard implements CanActivate {
     res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
     if (decision.limited) {
       const retryAfter = Math.round(decision.retryAfter * 1000) / 1000;
-      throw new ZulipError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfter }, {
-        'Retry-After': String(Math.ceil(decision.retryAfter)),
-      });
+      throw new ZulipError(
+        'API usage exceeded rate limit',
+        'RATE_LIMIT_HIT',
+        429,
+        { 'retry-after': retryAfter },
+        {
+          'Retry-After': String(Math.ceil(decision.retryAfter)),
+        },
+      );
     }
     return true;
   }

@@ -25,6 +25,7 @@ export interface RateLimitStore {
    * timestamps (ms) in the window after the attempt and whether it was recorded.
    */
   hit(key: string, rule: RateLimitRule, now: number): Promise<{ recorded: boolean; timestamps: number[] }>;
+  close?(): Promise<void>;
 }
 
 /** Parses `RATE_LIMIT`: `off`, or rules like `200/60,2000/3600` (requests/seconds). */
@@ -49,6 +50,11 @@ export class RateLimiter {
 
   get enabled(): boolean {
     return this.rules.length > 0;
+  }
+
+  /** Nest lifecycle hook (the limiter is a provider): release the store's connection. */
+  async onModuleDestroy(): Promise<void> {
+    await this.store.close?.();
   }
 
   async check(key: string, now = Date.now()): Promise<RateLimitDecision | undefined> {

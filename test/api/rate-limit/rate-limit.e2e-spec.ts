@@ -11,12 +11,18 @@ describe('per-user API rate limit', () => {
   it('counts requests per user and answers 429 RATE_LIMIT_HIT with Zulip headers', async () => {
     const hamlet = await t.auth('hamlet@zulip.com');
     for (let i = 0; i < 3; i++) {
-      const ok = await t.http().get('/api/v1/users/me').auth(...hamlet);
+      const ok = await t
+        .http()
+        .get('/api/v1/users/me')
+        .auth(...hamlet);
       expect(ok.status).toBe(200);
       expect(ok.headers['x-ratelimit-limit']).toBe('3');
       expect(ok.headers['x-ratelimit-remaining']).toBe(String(2 - i));
     }
-    const res = await t.http().get('/api/v1/users/me').auth(...hamlet);
+    const res = await t
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...hamlet);
     expect(res.status).toBe(429);
     expect(res.body).toMatchObject({ result: 'error', code: 'RATE_LIMIT_HIT', msg: 'API usage exceeded rate limit' });
     expect(typeof res.body['retry-after']).toBe('number');
@@ -30,10 +36,58 @@ describe('per-user API rate limit', () => {
     expectMatchesOpenApi('get', '/users/me', res.status, res.body);
 
     // Another user is not affected; unauthenticated endpoints are not counted.
-    const iago = await t.http().get('/api/v1/users/me').auth(...(await t.auth('iago@zulip.com')));
+    const iago = await t
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...(await t.auth('iago@zulip.com')));
     expect(iago.status).toBe(200);
     const settings = await t.http().get('/api/v1/server_settings');
     expect(settings.status).toBe(200);
     expect(settings.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
+
+const redisUrl = process.env.ZULIP_TEST_REDIS_URL;
+
+(redisUrl ? describe : describe.skip)('rate limit shared through Redis by two instances', () => {
+  let one: TestApp;
+  let two: TestApp;
+  beforeAll(async () => {
+    const env = {
+      RATE_LIMIT: '2/60',
+      REDIS_URL: redisUrl ?? '',
+      REDIS_PREFIX: `zulip-test-rl-${process.pid}-${Date.now()}`,
+    };
+    // Two app instances; their databases are clones of one template, so user ids and keys agree.
+    one = await startTestApp(env);
+    two = await startTestApp(env);
+  });
+  afterAll(async () => {
+    await one.close();
+    await two.close();
+  });
+
+  it('counts requests made through either instance against one limit', async () => {
+    const cordelia = await one.auth('cordelia@zulip.com');
+    expect(
+      (
+        await one
+          .http()
+          .get('/api/v1/users/me')
+          .auth(...cordelia)
+      ).status,
+    ).toBe(200);
+    const viaTwo = await two
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...cordelia);
+    expect(viaTwo.status).toBe(200);
+    expect(viaTwo.headers['x-ratelimit-remaining']).toBe('0');
+    const refused = await one
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...cordelia);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMIT_HIT');
   });
 });
