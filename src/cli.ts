@@ -19,6 +19,7 @@ Commands:
   regenerate-api-key  --realm <string_id> --email <email>
   show-api-key        --realm <string_id> --email <email>
   seed                (creates the demo realm 'zulip' if it does not exist)
+  migrate             (applies pending database migrations and exits)
 
 Uses DATABASE_URL, or the embedded PostgreSQL under .data/ (shared with a running server).`;
 
@@ -66,7 +67,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const db = await resolveDatabase(config);
-  await runMigrations(db.url);
+  const applied = await runMigrations(db.url);
+  if (command === 'migrate') {
+    console.log(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'No pending migrations.');
+    await db.stop();
+    return;
+  }
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, db.url), { logger: ['error', 'warn'] });
   const realms = app.get(RealmService);
   const users = app.get(UsersService);

@@ -19,8 +19,10 @@ async function main(): Promise<void> {
     throw err;
   }
   const db = await resolveDatabase(config);
-  const applied = await runMigrations(db.url);
-  if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+  if (config.runMigrations) {
+    const applied = await runMigrations(db.url);
+    if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+  }
   const app = await createApp(config, db.url);
   if (config.seedDemoRealm) await seedDemoRealm(app);
   await app.listen(config.port, config.host);

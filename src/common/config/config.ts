@@ -35,6 +35,8 @@ export interface AppConfig {
   maxBodyBytes: number;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   seedDemoRealm: boolean;
+  /** Apply pending migrations at start-up (off when a one-shot migrate job does it). */
+  runMigrations: boolean;
   /** Per-user API rate limit rules; empty = off. */
   rateLimit: RateLimitRule[];
 }
@@ -151,6 +153,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
     logLevel: logLevel as AppConfig['logLevel'],
     seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', mode === 'development'),
+    runMigrations: boolVar(env, 'RUN_MIGRATIONS', true),
     rateLimit,
   };
 }
