@@ -34,15 +34,18 @@ export class ChannelFoldersRepository {
     return rows.length > 0;
   }
 
-  async insert(
+  /** Creates the folder, or returns null when an active folder of that name exists (unique index). */
+  async insertIfNameFree(
     values: Pick<ChannelFolder, 'realmId' | 'name' | 'description' | 'renderedDescription' | 'creatorId'>,
-  ): Promise<ChannelFolder> {
+  ): Promise<ChannelFolder | null> {
     const rows = await this.em.query<Array<{ id: number }>>(
       `INSERT INTO channel_folder (realm_id, name, description, rendered_description, creator_id, "order")
        VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max("order") + 1, 0) FROM channel_folder WHERE realm_id = $1))
+       ON CONFLICT (realm_id, lower(name)) WHERE NOT is_archived DO NOTHING
        RETURNING id`,
       [values.realmId, values.name, values.description, values.renderedDescription, values.creatorId],
     );
+    if (rows.length === 0) return null;
     return this.em.findOneOrFail(ChannelFolder, { where: { id: rows[0].id } });
   }
 

@@ -55,19 +55,14 @@ export class ChannelFoldersService {
     return runInTransaction(this.dataSource, async () => {
       const realmId = auth.realm.id;
       await this.checkName(realmId, name);
-      let folder: ChannelFolder;
-      try {
-        folder = await this.folders.insert({
-          realmId,
-          name,
-          description,
-          renderedDescription: renderDescription(description),
-          creatorId: auth.user.id,
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw Errors.badRequest('Channel folder name already in use');
-        throw err;
-      }
+      const folder = await this.folders.insertIfNameFree({
+        realmId,
+        name,
+        description,
+        renderedDescription: renderDescription(description),
+        creatorId: auth.user.id,
+      });
+      if (!folder) throw Errors.badRequest('Channel folder name already in use');
       this.events.channelFolderAdd(realmId, channelFolderDict(folder), await this.everyone(realmId));
       return folder.id;
     });

@@ -132,3 +132,10 @@ export async function takeEvents(t: TestApp, q: EventQueue): Promise<Array<Recor
   if (events.length > 0) q.lastEventId = events[events.length - 1].id;
   return events.filter((e) => e.type !== 'heartbeat').map(({ id: _id, ...rest }) => rest);
 }
+
+/** POST /register body checked against Zulip's OpenAPI; the service_* keys (DECISIONS #2) aside. */
+export function expectRegisterMatchesOpenApi(body: unknown): void {
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const key of ['service_feature_level', 'service_version', 'service_merge_base']) delete copy[key];
+  expectMatchesOpenApi('post', '/register', 200, copy);
+}
