@@ -28,7 +28,11 @@ export const Flag: Readonly<Record<FlagName, number>> = Object.freeze(
  * active_mobile_push_notification; we also hide group_mentioned, which the API's flag table
  * does not list (group mentions show as `mentioned`).
  */
-const NON_API_FLAGS: ReadonlySet<FlagName> = new Set(['is_private', 'active_mobile_push_notification', 'group_mentioned']);
+const NON_API_FLAGS: ReadonlySet<FlagName> = new Set([
+  'is_private',
+  'active_mobile_push_notification',
+  'group_mentioned',
+]);
 
 /** Flags a client may not change (Zulip's NON_EDITABLE_FLAGS). */
 const NON_EDITABLE_FLAGS: ReadonlySet<FlagName> = new Set([

@@ -1,0 +1,188 @@
+import { IsArray, IsBoolean, IsIn, IsInt, IsString, Min } from 'class-validator';
+import { Arg, OptionalArg } from '../../common/http/params';
+
+/** POST /messages, in Zulip's parameter order. */
+export class SendMessageArgs {
+  @Arg()
+  @IsString()
+  content: string;
+
+  @OptionalArg()
+  @IsString()
+  local_id?: string;
+
+  @OptionalArg()
+  @IsString()
+  queue_id?: string;
+
+  @OptionalArg()
+  @IsBoolean()
+  read_by_sender?: boolean;
+
+  /** Raw text: a channel name, JSON, or a comma-separated list (parsed by the service). */
+  @OptionalArg()
+  @IsString()
+  to?: string;
+
+  @Arg()
+  @IsIn(['direct', 'private', 'stream', 'channel'])
+  type: 'direct' | 'private' | 'stream' | 'channel';
+
+  @OptionalArg({ aliases: ['subject'] })
+  @IsString()
+  topic?: string;
+}
+
+/** GET /messages. */
+export class GetMessagesArgs {
+  @OptionalArg()
+  @IsString()
+  anchor?: string;
+
+  @OptionalArg()
+  @IsBoolean()
+  include_anchor?: boolean;
+
+  @OptionalArg()
+  @IsInt()
+  @Min(0)
+  num_before?: number;
+
+  @OptionalArg()
+  @IsInt()
+  @Min(0)
+  num_after?: number;
+
+  @OptionalArg({ default: [] })
+  @IsArray()
+  narrow: unknown[];
+
+  @OptionalArg()
+  @IsBoolean()
+  use_first_unread_anchor?: boolean;
+
+  @OptionalArg({ default: true })
+  @IsBoolean()
+  client_gravatar: boolean;
+
+  @OptionalArg({ default: true })
+  @IsBoolean()
+  apply_markdown: boolean;
+
+  @OptionalArg()
+  @IsArray()
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  message_ids?: number[];
+
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  allow_empty_topic_name: boolean;
+}
+
+/** GET /messages/{message_id}. */
+export class GetMessageArgs {
+  @OptionalArg({ default: true })
+  @IsBoolean()
+  apply_markdown: boolean;
+
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  allow_empty_topic_name: boolean;
+}
+
+export class RenderMessageArgs {
+  @Arg()
+  @IsString()
+  content: string;
+}
+
+/** POST /messages/flags: `op` and `flag` are checked by the service, with Zulip's texts. */
+export class UpdateFlagsArgs {
+  @Arg()
+  @IsArray()
+  @IsInt({ each: true })
+  messages: number[];
+
+  @Arg()
+  @IsString()
+  op: string;
+
+  @Arg()
+  @IsString()
+  flag: string;
+}
+
+export class MarkStreamAsReadArgs {
+  @Arg()
+  @IsInt()
+  stream_id: number;
+}
+
+export class MarkTopicAsReadArgs {
+  @Arg()
+  @IsInt()
+  stream_id: number;
+
+  @Arg()
+  @IsString()
+  topic_name: string;
+}
+
+export class GetTopicsArgs {
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  allow_empty_topic_name: boolean;
+}
+
+export class AddReactionArgs {
+  @Arg()
+  @IsString()
+  emoji_name: string;
+
+  @OptionalArg()
+  @IsString()
+  emoji_code?: string;
+
+  @OptionalArg()
+  @IsString()
+  reaction_type?: string;
+}
+
+export class RemoveReactionArgs {
+  @OptionalArg()
+  @IsString()
+  emoji_name?: string;
+
+  @OptionalArg()
+  @IsString()
+  emoji_code?: string;
+
+  @OptionalArg({ default: 'unicode_emoji' })
+  @IsString()
+  reaction_type: string;
+}
+
+/** POST /typing. */
+export class TypingArgs {
+  @OptionalArg({ default: 'direct' })
+  @IsIn(['direct', 'stream', 'channel'])
+  type: string;
+
+  @Arg()
+  @IsIn(['start', 'stop'])
+  op: 'start' | 'stop';
+
+  @OptionalArg()
+  @IsArray()
+  @IsInt({ each: true })
+  to?: number[];
+
+  @OptionalArg()
+  @IsInt()
+  stream_id?: number;
+
+  @OptionalArg()
+  @IsString()
+  topic?: string;
+}

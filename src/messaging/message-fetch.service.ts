@@ -1,0 +1,452 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { Limits } from '../common/limits';
+import { dbIds } from '../database/ids';
+import { RealmService } from '../realm/realm.service';
+import { ANY_MENTION_MASK, DEFAULT_HISTORICAL_FLAGS, Flag } from './flags';
+import {
+  canAccessChannelHistory,
+  contentAccessNeedsGroups,
+  hasChannelContentAccess,
+  isGuest,
+} from './message-access.policy';
+import { MessageAccessService } from './message-access.service';
+import { fetchedMessageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
+import {
+  FetchQuery,
+  MessageFetchRepository,
+  NarrowChannel,
+  SqlParams,
+  type FetchedRow,
+} from './message-fetch.repository';
+import { topicForClient } from './message-text';
+import { MessagesRepository } from './messages.repository';
+import { badNarrow, CHANNEL_OPERATORS, CHANNELS_OPERATORS, type NarrowTerm, operandText, parseNarrow } from './narrow';
+import { directMessageGroupHash } from './send.policy';
+import { renderMarkdown } from './markdown';
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor "newest" stands for. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
+export interface GetMessagesInput {
+  anchor: string | undefined;
+  includeAnchor: boolean | undefined;
+  numBefore: number | undefined;
+  numAfter: number | undefined;
+  narrow: unknown;
+  useFirstUnreadAnchor: boolean | undefined;
+  clientGravatar: boolean;
+  applyMarkdown: boolean;
+  messageIds: number[] | undefined;
+  allowEmptyTopicName: boolean;
+}
+
+/** Zulip's parse_anchor_value; null means "first unread". */
+export function parseAnchor(anchor: string | undefined, useFirstUnread: boolean): number | null {
+  if (useFirstUnread) return null;
+  if (anchor === undefined) throw Errors.badRequest("Missing 'anchor' argument.");
+  if (anchor === 'oldest') return 0;
+  if (anchor === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (anchor === 'first_unread') return null;
+  if (!/^\s*[-+]?\d+\s*$/.test(anchor)) throw Errors.badRequest('Invalid anchor');
+  const value = Number(anchor.trim());
+  if (value < 0) return 0;
+  return Math.min(value, LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+interface BuiltQuery {
+  query: FetchQuery;
+  /** The channel the narrow is limited to (for muting rules), if any. */
+  channelRecipientId: number | null;
+  /** in:home was requested. */
+  excludeMuted: boolean;
+}
+
+/**
+ * GET /messages, GET /messages/{id} and GET /users/me/{stream_id}/topics (Zulip's
+ * message_fetch.py and narrow.py). Narrows to one channel whose history the viewer may read
+ * search the message table; every other query searches the viewer's own UserMessage rows,
+ * minus channels they can no longer read.
+ */
+@Injectable()
+export class MessageFetchService {
+  constructor(
+    private readonly fetch: MessageFetchRepository,
+    private readonly messages: MessagesRepository,
+    private readonly access: MessageAccessService,
+    private readonly realms: RealmService,
+  ) {}
+
+  async getMessages(auth: AuthContext, input: GetMessagesInput): Promise<Record<string, unknown>> {
+    const terms = parseNarrow(input.narrow ?? []);
+    const numBefore = input.numBefore ?? 0;
+    const numAfter = input.numAfter ?? 0;
+    const includeAnchor = input.includeAnchor ?? true;
+    if (input.messageIds !== undefined) {
+      const conflicting = [
+        ['anchor', input.anchor],
+        ['include_anchor', input.includeAnchor],
+        ['num_after', input.numAfter],
+        ['num_before', input.numBefore],
+        ['use_first_unread_anchor', input.useFirstUnreadAnchor],
+      ]
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => k as string);
+      if (conflicting.length > 0) {
+        const parameters = ['message_ids', ...conflicting];
+        throw new ZulipError(`Unsupported parameter combination: ${parameters.join(', ')}`, 'BAD_REQUEST', 400, {
+          parameters,
+        });
+      }
+    }
+    const requested = input.messageIds !== undefined ? input.messageIds.length : numBefore + numAfter;
+    if (requested > Limits.MAX_MESSAGES_PER_FETCH) {
+      throw Errors.badRequest(`Too many messages requested (maximum ${Limits.MAX_MESSAGES_PER_FETCH}).`);
+    }
+    if (numBefore > 0 && numAfter > 0 && !includeAnchor) {
+      throw Errors.badRequest('The anchor can only be excluded at an end of the range');
+    }
+    const opts = this.formatOptions(auth, input);
+
+    if (input.messageIds !== undefined) {
+      const built = await this.buildQuery(auth, terms);
+      const rows = await this.fetch.fetchIds(built.query, auth.user.id, auth.realm.id, input.messageIds);
+      return { messages: await this.formatRows(auth, rows, opts), history_limited: false };
+    }
+
+    let anchor = parseAnchor(input.anchor, input.useFirstUnreadAnchor ?? false);
+    const built = await this.buildQuery(auth, terms);
+    if (anchor === null) {
+      const unread: FetchQuery = { ...built.query, params: built.query.params.clone() };
+      const first = await this.fetch.firstUnreadId(
+        unread,
+        auth.user.id,
+        auth.realm.id,
+        this.mutingConditions(unread.params, auth.user.id, built.channelRecipientId),
+      );
+      anchor = first ?? LARGER_THAN_MAX_MESSAGE_ID;
+    }
+    const toLeft = anchor === 0;
+    const toRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
+    const after = toRight ? 0 : numAfter;
+    const rows = await this.fetch.fetchWindow(built.query, auth.user.id, auth.realm.id, {
+      anchor,
+      before: numBefore,
+      after,
+      includeAnchor,
+      toLeft,
+      toRight,
+    });
+
+    // Zulip's post_process_limited_query.
+    let beforeRows = toRight ? rows : rows.filter((r) => r.message_id < anchor);
+    const anchorRows = toRight ? [] : rows.filter((r) => r.message_id === anchor);
+    let afterRows = toRight ? [] : rows.filter((r) => r.message_id > anchor);
+    if (numBefore) beforeRows = beforeRows.slice(-numBefore);
+    if (after) afterRows = afterRows.slice(0, after);
+    const limited = [...beforeRows, ...anchorRows, ...afterRows];
+    return {
+      messages: await this.formatRows(auth, limited, opts),
+      anchor,
+      found_anchor: anchorRows.length === 1,
+      found_oldest: toLeft || beforeRows.length < numBefore,
+      found_newest: toRight || afterRows.length < after,
+      history_limited: false,
+    };
+  }
+
+  private formatOptions(
+    auth: AuthContext,
+    input: { applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
+  ): FormatOptions {
+    return {
+      applyMarkdown: input.applyMarkdown,
+      clientGravatar: input.clientGravatar,
+      allowEmptyTopicName: input.allowEmptyTopicName,
+      realmStringId: auth.realm.stringId,
+      realmHost: this.realms.realmHost(auth.realm),
+    };
+  }
+
+  /** Zulip's exclude_muting_conditions: muted channels (unless narrowed to one) and muted topics. */
+  private mutingConditions(params: SqlParams, userId: number, channelRecipientId: number | null): string[] {
+    const user = params.add(userId);
+    const topicPolicy = (policies: string) => `EXISTS (SELECT 1 FROM user_topic ut
+        WHERE ut.user_profile_id = ${user} AND ut.recipient_id = m.recipient_id
+          AND lower(ut.topic_name) = lower(m.subject) AND ut.visibility_policy IN (${policies}))`;
+    const conds = [`NOT (m.is_channel_message AND ${topicPolicy('1')})`];
+    if (channelRecipientId === null) {
+      conds.push(`NOT (m.is_channel_message AND m.recipient_id IN (
+          SELECT sub.recipient_id FROM subscription sub
+           WHERE sub.user_profile_id = ${user} AND sub.active AND sub.is_muted)
+        AND NOT ${topicPolicy('2, 3')})`);
+    }
+    return conds;
+  }
+
+  /** Turns narrow terms into SQL conditions (Zulip's NarrowBuilder + ok_to_include_history). */
+  private async buildQuery(auth: AuthContext, terms: NarrowTerm[]): Promise<BuiltQuery> {
+    const { user, realm } = auth;
+    const params = new SqlParams();
+    const conditions: string[] = [];
+    let includeHistory = false;
+    let search: string | null = null;
+    let channelRecipientId: number | null = null;
+    let excludeMuted = false;
+    let isChannelNarrow = false;
+    let isDmNarrow = false;
+    let groups: Set<number> | null = null;
+    const mark = (kind: 'channel' | 'dm') => {
+      if (kind === 'channel') isChannelNarrow = true;
+      else isDmNarrow = true;
+      if (isChannelNarrow && isDmNarrow) throw badNarrow('No message can be both a channel message and direct message');
+    };
+    const add = (cond: string, negated: boolean) => conditions.push(negated ? `NOT (${cond})` : `(${cond})`);
+    const host = this.realms.realmHost(realm);
+    const findUser = async (operand: string | number): Promise<UserBrief | undefined> => {
+      if (typeof operand === 'number') return (await this.messages.usersByIdsInRealm(realm.id, [operand]))[0];
+      return (await this.messages.usersByApiEmailsInRealm(realm.id, host, [operand.trim()]))[0];
+    };
+
+    for (const term of terms) {
+      const { operator, operand, negated } = term;
+      if (CHANNEL_OPERATORS.includes(operator)) {
+        mark('channel');
+        const channel: NarrowChannel | null = await this.fetch.channelByOperand(
+          realm.id,
+          user.id,
+          operand as string | number,
+        );
+        if (!channel) throw badNarrow(`unknown channel ${operandText(operand)}`);
+        add(`m.recipient_id = ${params.add(channel.recipientId)}`, negated);
+        if (!negated) {
+          if (contentAccessNeedsGroups(user, channel, channel.subscribed) && groups === null) {
+            groups = await this.messages.groupIdsOfUser(user.id);
+          }
+          includeHistory = canAccessChannelHistory(user, channel, channel.subscribed, groups);
+          channelRecipientId ??= channel.recipientId;
+        }
+      } else if (CHANNELS_OPERATORS.includes(operator)) {
+        mark('channel');
+        if (operand !== 'public' && operand !== 'web-public')
+          throw badNarrow(`unknown channels operand ${operandText(operand)}`);
+        const ids = await this.fetch.publicChannelRecipientIds(realm.id, operand === 'web-public');
+        add(`m.recipient_id = ANY(${params.add(ids)}::int[])`, negated);
+        if (!negated && !isGuest(user)) includeHistory = true;
+      } else if (operator === 'topic') {
+        mark('channel');
+        add(`m.is_channel_message AND upper(m.subject) = upper(${params.add(operand)}::text)`, negated);
+      } else if (operator === 'sender') {
+        const sender = await findUser(operand as string | number);
+        if (!sender) throw badNarrow(`unknown user ${operandText(operand)}`);
+        add(`m.sender_id = ${params.add(sender.id)}`, negated);
+      } else if (operator === 'near') {
+        // Only meaningful to clients.
+      } else if (operator === 'id') {
+        if (!/^\d+$/.test(String(operand))) throw badNarrow('Invalid message ID');
+        add(`m.id = ${params.add(String(operand))}::bigint`, negated);
+      } else if (operator === 'search') {
+        const text = operand as string;
+        for (const match of text.matchAll(/"[^"]+"|\S+/g)) {
+          const word = match[0];
+          if (word.length > 1 && word.startsWith('"') && word.endsWith('"')) {
+            const like = `%${word.slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+            const p = params.add(like);
+            add(`m.content ILIKE ${p} OR m.subject ILIKE ${p}`, negated);
+          }
+        }
+        add(`m.search_tsvector @@ plainto_tsquery('pg_catalog.english', ${params.add(text)}::text)`, negated);
+        if (!negated) search = text;
+      } else if (['dm', 'pm-with', 'pm_with'].includes(operator)) {
+        mark('dm');
+        const users: UserBrief[] = [];
+        if (typeof operand === 'string') {
+          const emails = operand.split(',').map((e) => e.trim());
+          const found = await this.messages.usersByApiEmailsInRealm(realm.id, host, emails);
+          for (const email of emails) {
+            const u = found.find(
+              (f) =>
+                (f.emailAddressVisibility === 1 ? f.deliveryEmail : `user${f.id}@${host}`).toLowerCase() ===
+                email.toLowerCase(),
+            );
+            if (!u) throw badNarrow(`unknown user in ${operandText(operand)}`);
+            users.push(u);
+          }
+        } else {
+          const ids = Array.isArray(operand) ? operand : [operand];
+          const found = await this.messages.usersByIdsInRealm(realm.id, ids);
+          for (const id of ids) {
+            const u = found.find((f) => f.id === id);
+            if (!u) throw badNarrow(`unknown user in ${operandText(operand)}`);
+            users.push(u);
+          }
+        }
+        if (users.length === 0) throw badNarrow(`unknown user in ${operandText(operand)}`);
+        const participants = [...new Set([user.id, ...users.map((u) => u.id)])];
+        const recipientId = await this.messages.existingDirectMessageRecipient(directMessageGroupHash(participants));
+        add(recipientId === null ? 'false' : `m.recipient_id = ${params.add(recipientId)}`, negated);
+      } else if (['dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
+        mark('dm');
+        const other = await findUser(operand as string | number);
+        if (!other) throw badNarrow(`unknown user ${operandText(operand)}`);
+        const groupsOnly = operator !== 'dm-including';
+        if (other.id === user.id && !groupsOnly) {
+          add('NOT m.is_channel_message', negated);
+        } else {
+          const ids = await this.fetch.sharedDirectMessageRecipientIds(user.id, other.id, groupsOnly);
+          add(`m.recipient_id = ANY(${params.add(ids)}::int[])`, negated);
+        }
+      } else if (operator === 'is') {
+        switch (operand) {
+          case 'dm':
+          case 'private':
+            mark('dm');
+            add('NOT m.is_channel_message', negated);
+            break;
+          case 'starred':
+            add(`(um.flags & ${Flag.starred}) <> 0`, negated);
+            break;
+          case 'unread':
+            add(`(um.flags & ${Flag.read}) = 0`, negated);
+            break;
+          case 'mentioned':
+            add(`(um.flags & ${ANY_MENTION_MASK}) <> 0`, negated);
+            break;
+          case 'alerted':
+            add(`(um.flags & ${Flag.has_alert_word}) <> 0`, negated);
+            break;
+          case 'resolved':
+            add(`m.is_channel_message AND m.subject LIKE '✔ %'`, negated);
+            break;
+          case 'followed':
+            add(
+              `m.is_channel_message AND EXISTS (SELECT 1 FROM user_topic ut
+                 WHERE ut.user_profile_id = ${params.add(user.id)} AND ut.recipient_id = m.recipient_id
+                   AND lower(ut.topic_name) = lower(m.subject) AND ut.visibility_policy = 3)`,
+              negated,
+            );
+            break;
+          default:
+            throw badNarrow(`unknown 'is' operand ${operandText(operand)}`);
+        }
+      } else if (operator === 'in') {
+        if (operand === 'home') excludeMuted = true;
+        else if (operand !== 'all') throw badNarrow(`unknown 'in' operand ${operandText(operand)}`);
+      } else if (operator === 'has') {
+        if (operand === 'reaction') add('EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)', negated);
+        else if (operand === 'attachment' || operand === 'image' || operand === 'link')
+          add(`m.has_${operand}`, negated);
+        else throw badNarrow(`unknown 'has' operand ${operandText(operand)}`);
+      } else {
+        throw badNarrow(`unknown operator ${operator}`);
+      }
+    }
+    // Properties of UserMessage rows exist only for messages the user received.
+    if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved' && t.operand !== 'followed'))
+      includeHistory = false;
+    if (!includeHistory) {
+      const excluded = await this.fetch.inaccessibleChannelRecipientIds(realm.id, user.id, isGuest(user));
+      if (excluded.length > 0) conditions.push(`m.recipient_id <> ALL(${params.add(excluded)}::int[])`);
+    }
+    if (excludeMuted) conditions.push(...this.mutingConditions(params, user.id, channelRecipientId));
+    return { query: { includeHistory, conditions, params, search }, channelRecipientId, excludeMuted };
+  }
+
+  /** Message dicts for fetched rows: one query each for messages, users and reactions. */
+  private async formatRows(
+    auth: AuthContext,
+    rows: FetchedRow[],
+    opts: FormatOptions,
+  ): Promise<Array<Record<string, unknown>>> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.message_id);
+    const messages = new Map((await this.messages.messagesByIds(auth.realm.id, ids)).map((m) => [m.id, m]));
+    return this.formatMessages(
+      auth,
+      rows.filter((r) => messages.has(r.message_id)).map((r) => ({ row: r, message: messages.get(r.message_id)! })),
+      opts,
+    );
+  }
+
+  private async formatMessages(
+    auth: AuthContext,
+    items: Array<{ row: FetchedRow; message: MessageRow }>,
+    opts: FormatOptions,
+  ): Promise<Array<Record<string, unknown>>> {
+    const userIds = new Set<number>();
+    for (const { message } of items) {
+      userIds.add(message.senderId);
+      for (const id of message.dmUserIds ?? []) userIds.add(id);
+    }
+    const users = new Map((await this.messages.usersByIdsInRealm(auth.realm.id, [...userIds])).map((u) => [u.id, u]));
+    const reactions = await this.messages.reactionsForMessages(items.map((i) => i.message.id));
+    const byMessage = new Map<number, typeof reactions>();
+    for (const r of reactions) {
+      const list = byMessage.get(r.messageId) ?? [];
+      list.push(r);
+      byMessage.set(r.messageId, list);
+    }
+    return items.map(({ row, message }) => {
+      const rendered = message.renderedContent ?? renderMarkdown(message.content).html;
+      const dict = fetchedMessageDict(
+        message,
+        rendered,
+        Number(row.flags),
+        users,
+        byMessage.get(message.id) ?? [],
+        opts,
+      );
+      if (row.match_content !== undefined) dict.match_content = row.match_content;
+      if (row.match_subject !== undefined) dict.match_subject = row.match_subject;
+      return dict;
+    });
+  }
+
+  /** GET /messages/{message_id}: the message if the caller may access it, with raw_content. */
+  async getMessage(
+    auth: AuthContext,
+    messageId: number,
+    input: { applyMarkdown: boolean; allowEmptyTopicName: boolean },
+  ): Promise<Record<string, unknown>> {
+    const accessed = await this.access.accessMessage(auth, messageId, { isModifying: false });
+    const opts = this.formatOptions(auth, { ...input, clientGravatar: false });
+    const flags = accessed.userMessageFlags ?? DEFAULT_HISTORICAL_FLAGS;
+    const [dict] = await this.formatMessages(
+      auth,
+      [{ row: { message_id: accessed.message.id, flags }, message: accessed.message }],
+      opts,
+    );
+    return { raw_content: accessed.message.content, message: dict };
+  }
+
+  /** GET /users/me/{stream_id}/topics. */
+  async getTopics(
+    auth: AuthContext,
+    streamId: number,
+    allowEmptyTopicName: boolean,
+  ): Promise<Array<{ name: string; max_id: number }>> {
+    const { user, realm } = auth;
+    const channel = dbIds([streamId]).length ? await this.fetch.channelByOperand(realm.id, user.id, streamId) : null;
+    if (!channel) throw Errors.badRequest('Invalid channel ID');
+    const groups = contentAccessNeedsGroups(user, channel, channel.subscribed)
+      ? await this.messages.groupIdsOfUser(user.id)
+      : null;
+    if (!hasChannelContentAccess(user, channel, channel.subscribed, groups))
+      throw Errors.badRequest('Invalid channel ID');
+    const rows = await this.fetch.topicHistory(
+      realm.id,
+      channel.recipientId,
+      user.id,
+      channel.historyPublicToSubscribers,
+    );
+    // One entry per case-insensitive topic, named as in its most recent message.
+    const canonical = new Map<string, { name: string; max_id: number }>();
+    for (const row of [...rows].sort((a, b) => a.max_id - b.max_id)) {
+      canonical.set(row.topic.toLowerCase(), { name: row.topic, max_id: row.max_id });
+    }
+    return [...canonical.values()]
+      .map((t) => ({ name: topicForClient(t.name, allowEmptyTopicName), max_id: t.max_id }))
+      .sort((a, b) => b.max_id - a.max_id);
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Limits } from '../common/limits';
+import { RealmService } from '../realm/realm.service';
+import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
+import { isGuest } from './message-access.policy';
+import { MentionGroupRow, MessagesRepository } from './messages.repository';
+
+/** Version of our Markdown processor, stored as message.rendered_content_version. */
+export const MARKDOWN_VERSION = 1;
+
+export interface RenderResult {
+  rendered: RenderedMessage;
+  /** The user groups the text could mention (to check can_mention_group). */
+  groups: MentionGroupRow[];
+}
+
+/**
+ * Renders message content for a sender: finds what the text refers to, loads those users,
+ * groups and channels in at most three queries (none for plain text), then renders.
+ */
+@Injectable()
+export class MessageRenderService {
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly realms: RealmService,
+  ) {}
+
+  async render(auth: AuthContext, content: string): Promise<RenderResult> {
+    const refs = collectReferences(content);
+    const { user, realm } = auth;
+    const users = await this.messages.mentionCandidates(realm.id, refs.userNames, refs.userIds);
+    const groups = await this.messages.mentionableGroups(realm.id, refs.groupNames);
+    const channels = await this.messages.linkableChannels(realm.id, user.id, isGuest(user), refs.channelNames);
+    const rendered = renderMarkdown(content, {
+      realmUrl: this.realms.realmUrl(realm),
+      users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
+      groups: groups.map((g) => ({ id: g.id, name: g.name, deactivated: g.deactivated })),
+      channels,
+      realmEmoji: [],
+      translateEmoticons: user.settings.translate_emoticons,
+      imagePreviews: realm.inlineImagePreview,
+      emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
+    });
+    return { rendered, groups };
+  }
+}

@@ -1,0 +1,556 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { runInTransaction } from '../database/transaction';
+import { isDbId } from '../database/ids';
+import { EventsService } from '../events/events.service';
+import type { QueueOptions } from '../events/event-queue';
+import { RealmService } from '../realm/realm.service';
+import { SystemGroups } from '../realm/system-groups';
+import { GroupSettingsService } from '../users/group-settings.service';
+import type { UserProfile } from '../users/user.entity';
+import { defaultReadBySender } from './client-name';
+import { flagsToApi } from './flags';
+import { inContentAccessGroups, isGuest } from './message-access.policy';
+import { messageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
+import { MARKDOWN_VERSION, MessageRenderService } from './message-render.service';
+import { normalizeContent, normalizeTopicForSend, pyStrip, truncateTopic } from './message-text';
+import { MessageType } from './message.entity';
+import { ChannelForSend, MessagesRepository } from './messages.repository';
+import {
+  autoVisibilityEnabled,
+  checkChannelName,
+  directMessageGroupHash,
+  effectiveTopicsPolicy,
+  extractPrivateRecipients,
+  extractStreamIndicator,
+  htmlEscape,
+  topicsPolicyError,
+  userMessageFlags,
+  visibilityPolicyAfterSend,
+  wildcardNeedsPermission,
+} from './send.policy';
+
+export interface SendMessageInput {
+  type: 'direct' | 'private' | 'stream' | 'channel';
+  to: string | undefined;
+  content: string;
+  topic: string | undefined;
+  queueId: string | undefined;
+  localId: string | undefined;
+  readBySender: boolean | undefined;
+  clientName: string;
+}
+
+export interface SendMessageResult {
+  id: number;
+  automatic_new_visibility_policy?: number;
+}
+
+export function userBriefOf(user: UserProfile): UserBrief {
+  return {
+    id: user.id,
+    realmId: user.realmId,
+    fullName: user.fullName,
+    deliveryEmail: user.deliveryEmail,
+    emailAddressVisibility: user.settings.email_address_visibility,
+    avatarSource: user.avatarSource,
+    avatarVersion: user.avatarVersion,
+    isActive: user.isActive,
+    isBot: user.isBot,
+    botOwnerId: user.botOwnerId,
+    role: user.role,
+    isMirrorDummy: user.isMirrorDummy,
+  };
+}
+
+/** What deciding whether a user may post to a channel needs. */
+export type PostableChannel = Pick<
+  ChannelForSend,
+  | 'name'
+  | 'recipientId'
+  | 'deactivated'
+  | 'isWebPublic'
+  | 'inviteOnly'
+  | 'historyPublicToSubscribers'
+  | 'canSendMessageGroup'
+  | 'canSubscribeGroup'
+  | 'canAddSubscribersGroup'
+> & { subscribed: boolean };
+
+/** Where a message goes, once the addressee has been validated. */
+type Addressee =
+  | { kind: 'channel'; byName: string | null; byId: number | null; topic: string }
+  | { kind: 'direct'; recipients: UserBrief[] };
+
+/**
+ * POST /messages (Zulip's check_send_message → check_message → do_send_messages): validates
+ * the addressee and content in Zulip's order, checks permissions, renders, and writes the
+ * message with one UserMessage row per recipient in a single statement. Events go out after
+ * commit: the message (per-user flags; local_message_id only in the sender's queue that asked)
+ * and, when sending changed the sender's topic visibility, user_topic.
+ */
+@Injectable()
+export class MessageSendService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly messages: MessagesRepository,
+    private readonly renderer: MessageRenderService,
+    private readonly groupSettings: GroupSettingsService,
+    private readonly realms: RealmService,
+    private readonly events: EventsService,
+  ) {}
+
+  async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
+    if (input.queueId !== undefined && input.localId === undefined) {
+      // DECISIONS #6: local echo needs both.
+      throw Errors.badRequest("Missing 'local_id' argument");
+    }
+    return runInTransaction(this.dataSource, async () => {
+      const addressee = await this.buildAddressee(auth, input);
+      const content = normalizeContent(input.content);
+      if (addressee.kind === 'channel') return this.sendToChannel(auth, input, addressee, content);
+      return this.sendDirect(auth, input, addressee.recipients, content);
+    });
+  }
+
+  /** Zulip's Addressee.legacy_build (after the view extracted `to`). */
+  private async buildAddressee(auth: AuthContext, input: SendMessageInput): Promise<Addressee> {
+    const isChannel = input.type === 'stream' || input.type === 'channel';
+    if (isChannel) {
+      const indicator = input.to === undefined ? undefined : extractStreamIndicator(input.to);
+      if (indicator === undefined) throw Errors.badRequest('Missing channel');
+      if (input.topic === undefined) throw Errors.badRequest('Missing topic');
+      const topic = normalizeTopicForSend(input.topic);
+      return typeof indicator === 'number'
+        ? { kind: 'channel', byName: null, byId: indicator, topic }
+        : { kind: 'channel', byName: indicator, byId: null, topic };
+    }
+    const to = input.to === undefined ? [] : extractPrivateRecipients(input.to);
+    if (to.length === 0) throw Errors.badRequest('Message must have recipients');
+    const { realm } = auth;
+    if (typeof to[0] === 'string') {
+      const emails = to as string[];
+      const found = await this.messages.usersByApiEmailsInRealm(realm.id, this.realms.realmHost(realm), emails);
+      const host = this.realms.realmHost(realm);
+      const byEmail = new Map<string, UserBrief>();
+      for (const u of found) {
+        const api = u.emailAddressVisibility === 1 ? u.deliveryEmail : `user${u.id}@${host}`;
+        byEmail.set(api.toLowerCase(), u);
+      }
+      const recipients: UserBrief[] = [];
+      for (const email of emails) {
+        const user = byEmail.get(email.toLowerCase());
+        if (!user) throw Errors.badRequest(`Invalid email '${email}'`);
+        recipients.push(user);
+      }
+      return { kind: 'direct', recipients };
+    }
+    const ids = to as number[];
+    const found = new Map((await this.messages.usersByIdsInRealm(realm.id, ids)).map((u) => [u.id, u]));
+    const recipients: UserBrief[] = [];
+    for (const id of ids) {
+      const user = found.get(id);
+      if (!user) throw Errors.badRequest(`Invalid user ID ${id}`);
+      recipients.push(user);
+    }
+    return { kind: 'direct', recipients };
+  }
+
+  private async loadChannel(
+    auth: AuthContext,
+    addressee: Extract<Addressee, { kind: 'channel' }>,
+    topic: string,
+  ): Promise<ChannelForSend> {
+    const { user, realm } = auth;
+    if (addressee.byName !== null) {
+      const name = pyStrip(addressee.byName);
+      checkChannelName(name);
+      const channel = await this.messages.channelForSendByName(realm.id, user.id, name, topic);
+      if (!channel) {
+        const escaped = htmlEscape(name);
+        throw new ZulipError(`Channel '${escaped}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: escaped });
+      }
+      return channel;
+    }
+    const id = addressee.byId!;
+    const channel = isDbId(id) ? await this.messages.channelForSendById(realm.id, user.id, id, topic) : null;
+    if (!channel) {
+      throw new ZulipError(`Channel with ID '${id}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: id });
+    }
+    return channel;
+  }
+
+  /** Zulip's access_stream_for_send_message (also used for channel typing notifications). */
+  async checkChannelSendPermission(auth: AuthContext, channel: PostableChannel): Promise<void> {
+    const { user, realm } = auth;
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const canSend = async (actor: { id: number; role: number; isActive: boolean }) =>
+      channel.canSendMessageGroup === system.get(SystemGroups.EVERYONE) ||
+      (channel.canSendMessageGroup !== system.get(SystemGroups.NOBODY) &&
+        (await this.groupSettings.hasPermission(realm.id, actor, channel.canSendMessageGroup, true)));
+    if (!(await canSend(user))) {
+      const owner =
+        user.isBot && user.botOwnerId !== null
+          ? (await this.messages.usersByIdsInRealm(realm.id, [user.botOwnerId]))[0]
+          : undefined;
+      if (!owner || !(await canSend(owner)))
+        throw Errors.badRequest('You do not have permission to post in this channel.');
+    }
+    const notAuthorized = () => Errors.badRequest(`Not authorized to send to channel '${channel.name}'`);
+    if (channel.deactivated) throw notAuthorized();
+    if (channel.isWebPublic) return;
+    if (!(channel.inviteOnly || isGuest(user))) return;
+    if (channel.subscribed) return;
+    if (
+      user.isBot &&
+      user.botOwnerId !== null &&
+      (await this.messages.isSubscribed(user.botOwnerId, channel.recipientId))
+    ) {
+      return;
+    }
+    if (isGuest(user)) throw notAuthorized();
+    const groupIds = await this.messages.groupIdsOfUser(user.id);
+    if (channel.historyPublicToSubscribers && inContentAccessGroups(user, channel, groupIds)) return;
+    throw notAuthorized();
+  }
+
+  private async checkCanCreateTopic(auth: AuthContext, channel: ChannelForSend): Promise<void> {
+    const { user, realm } = auth;
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    if (channel.canCreateTopicGroup === system.get(SystemGroups.EVERYONE) || channel.topicExists) return;
+    const refuse = () => Errors.badRequest('You do not have permission to create new topics in this channel.');
+    if (channel.canCreateTopicGroup === system.get(SystemGroups.NOBODY)) throw refuse();
+    if (await this.groupSettings.hasPermission(realm.id, user, channel.canCreateTopicGroup, true)) return;
+    if (user.isBot && user.botOwnerId !== null) {
+      const owner = (await this.messages.usersByIdsInRealm(realm.id, [user.botOwnerId]))[0];
+      if (owner && (await this.groupSettings.hasPermission(realm.id, owner, channel.canCreateTopicGroup, true))) return;
+    }
+    throw refuse();
+  }
+
+  private async sendToChannel(
+    auth: AuthContext,
+    input: SendMessageInput,
+    addressee: Extract<Addressee, { kind: 'channel' }>,
+    content: string,
+  ): Promise<SendMessageResult> {
+    const { user, realm } = auth;
+    const topic = truncateTopic(addressee.topic);
+    const channel = await this.loadChannel(auth, addressee, topic);
+    await this.checkChannelSendPermission(auth, { ...channel, subscribed: channel.senderSubscribed });
+    await this.checkCanCreateTopic(auth, channel);
+    const policyError = topicsPolicyError(effectiveTopicsPolicy(channel.topicsPolicy, realm.topicsPolicy), topic);
+    if (policyError) throw Errors.badRequest(policyError);
+
+    const { rendered, groups } = await this.renderer.render(auth, content);
+    const canMentionMany = () =>
+      this.groupSettings.hasPermission(realm.id, user, realm.can_mention_many_users_group, true);
+    if (rendered.mentionsStreamWildcard && wildcardNeedsPermission(channel.subscriberIds.length)) {
+      if (!(await canMentionMany())) {
+        throw new ZulipError(
+          'You do not have permission to use channel wildcard mentions in this channel.',
+          'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+        );
+      }
+    }
+    let topicParticipants = new Set<number>();
+    if (rendered.mentionsTopicWildcard) {
+      topicParticipants = new Set(await this.messages.topicParticipantIds(realm.id, channel.recipientId, topic));
+      topicParticipants.add(user.id);
+      if (wildcardNeedsPermission(topicParticipants.size) && !(await canMentionMany())) {
+        throw new ZulipError(
+          'You do not have permission to use topic wildcard mentions in this topic.',
+          'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+        );
+      }
+    }
+    const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
+
+    const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
+    const flagInputs = {
+      senderId: user.id,
+      readBySender,
+      isDirectMessage: false,
+      mentionedUserIds: new Set(rendered.mentionedUserIds),
+      groupMentionedUserIds: groupMembers,
+      streamWildcard: rendered.mentionsStreamWildcard,
+      topicWildcard: rendered.mentionsTopicWildcard,
+      topicParticipantIds: topicParticipants,
+    };
+    const recipients = channel.subscriberIds;
+    const flags = recipients.map((id) => userMessageFlags(id, flagInputs));
+    const dateSent = new Date();
+    const hasAttachment = await this.hasClaimableAttachments(auth, rendered.linkedUploadPathIds);
+    const id = await this.messages.insertMessage(
+      {
+        realmId: realm.id,
+        senderId: user.id,
+        recipientId: channel.recipientId,
+        subject: topic,
+        content,
+        renderedContent: rendered.html,
+        renderedContentVersion: MARKDOWN_VERSION,
+        dateSent,
+        sendingClient: input.clientName,
+        hasAttachment,
+        hasImage: rendered.hasImage,
+        hasLink: rendered.hasLink,
+        isChannelMessage: true,
+        type: MessageType.NORMAL,
+      },
+      recipients,
+      flags,
+      channel.id,
+    );
+    if (hasAttachment) await this.messages.claimAttachments(realm.id, user.id, id, rendered.linkedUploadPathIds);
+
+    const result: SendMessageResult = { id };
+    const policy = this.automaticVisibilityPolicy(user, channel);
+    if (policy !== null) {
+      await this.messages.upsertUserTopic(user.id, channel.id, channel.recipientId, topic, policy, dateSent);
+      this.events.sendOnCommit(
+        realm.id,
+        {
+          type: 'user_topic',
+          stream_id: channel.id,
+          topic_name: topic,
+          last_updated: Math.floor(dateSent.getTime() / 1000),
+          visibility_policy: policy,
+        },
+        [user.id],
+      );
+      result.automatic_new_visibility_policy = policy;
+    }
+
+    const row: MessageRow = {
+      id,
+      realmId: realm.id,
+      senderId: user.id,
+      recipientId: channel.recipientId,
+      subject: topic,
+      content,
+      renderedContent: rendered.html,
+      dateSent,
+      sendingClient: input.clientName,
+      lastEditTime: null,
+      editHistory: null,
+      isChannelMessage: true,
+      streamId: channel.id,
+      streamName: channel.name,
+      dmUserIds: null,
+    };
+    this.queueMessageEvent(auth, input, row, new Map([[user.id, userBriefOf(user)]]), recipients, flags);
+    return result;
+  }
+
+  private automaticVisibilityPolicy(user: UserProfile, channel: ChannelForSend): number | null {
+    if (!autoVisibilityEnabled(user.settings, user.isBot)) return null;
+    // Whether an earlier message of the topic is accessible to the sender (their own
+    // UserMessage rows when the channel's history is protected).
+    const startsTopic = channel.historyPublicToSubscribers ? !channel.topicExists : !channel.topicExistsForSender;
+    return visibilityPolicyAfterSend(
+      user.settings,
+      channel.senderMuted === true,
+      channel.senderVisibilityPolicy,
+      startsTopic,
+    );
+  }
+
+  /** Zulip's check_user_group_mention_allowed; returns the members of the mentioned groups. */
+  private async checkGroupMentions(
+    auth: AuthContext,
+    mentionedGroupIds: number[],
+    groups: Array<{ id: number; name: string; canMentionGroup: number }>,
+  ): Promise<Set<number>> {
+    if (mentionedGroupIds.length === 0) return new Set();
+    const { user, realm } = auth;
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    for (const group of groups.filter((g) => mentionedGroupIds.includes(g.id))) {
+      if (group.canMentionGroup === system.get(SystemGroups.EVERYONE)) continue;
+      if (!(await this.groupSettings.hasPermission(realm.id, user, group.canMentionGroup, true))) {
+        throw Errors.badRequest(`You are not allowed to mention user group '${group.name}'.`);
+      }
+    }
+    return new Set(await this.messages.recursiveMemberIdsOfGroups(mentionedGroupIds));
+  }
+
+  private async hasClaimableAttachments(auth: AuthContext, pathIds: string[]): Promise<boolean> {
+    if (pathIds.length === 0) return false;
+    return (await this.messages.claimableAttachmentIds(auth.realm.id, auth.user.id, pathIds)).length > 0;
+  }
+
+  private async sendDirect(
+    auth: AuthContext,
+    input: SendMessageInput,
+    recipients: UserBrief[],
+    content: string,
+  ): Promise<SendMessageResult> {
+    const { user, realm } = auth;
+    await this.checkSenderCanAccessRecipients(auth, recipients);
+    for (const r of recipients) {
+      if (!r.isActive && !r.isMirrorDummy) {
+        const host = this.realms.realmHost(realm);
+        const email = r.emailAddressVisibility === 1 ? r.deliveryEmail : `user${r.id}@${host}`;
+        throw Errors.badRequest(`'${email}' is no longer using Zulip.`);
+      }
+    }
+    const participants = new Map<number, UserBrief>(recipients.map((r) => [r.id, r]));
+    participants.set(user.id, userBriefOf(user));
+    const participantIds = [...participants.keys()].sort((a, b) => a - b);
+    const hash = directMessageGroupHash(participantIds);
+    await this.checkCanSendDirectMessage(auth, recipients, hash);
+    const recipientId = await this.messages.directMessageRecipient(hash, participantIds);
+
+    const { rendered, groups } = await this.renderer.render(auth, content);
+    const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
+    const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
+    const flagInputs = {
+      senderId: user.id,
+      readBySender,
+      isDirectMessage: true,
+      mentionedUserIds: new Set(rendered.mentionedUserIds),
+      groupMentionedUserIds: groupMembers,
+      streamWildcard: rendered.mentionsStreamWildcard,
+      topicWildcard: false,
+      topicParticipantIds: new Set<number>(),
+    };
+    const flags = participantIds.map((id) => userMessageFlags(id, flagInputs));
+    const dateSent = new Date();
+    const hasAttachment = await this.hasClaimableAttachments(auth, rendered.linkedUploadPathIds);
+    const id = await this.messages.insertMessage(
+      {
+        realmId: realm.id,
+        senderId: user.id,
+        recipientId,
+        subject: '',
+        content,
+        renderedContent: rendered.html,
+        renderedContentVersion: MARKDOWN_VERSION,
+        dateSent,
+        sendingClient: input.clientName,
+        hasAttachment,
+        hasImage: rendered.hasImage,
+        hasLink: rendered.hasLink,
+        isChannelMessage: false,
+        type: MessageType.NORMAL,
+      },
+      participantIds,
+      flags,
+      null,
+    );
+    if (hasAttachment) await this.messages.claimAttachments(realm.id, user.id, id, rendered.linkedUploadPathIds);
+    const row: MessageRow = {
+      id,
+      realmId: realm.id,
+      senderId: user.id,
+      recipientId,
+      subject: '',
+      content,
+      renderedContent: rendered.html,
+      dateSent,
+      sendingClient: input.clientName,
+      lastEditTime: null,
+      editHistory: null,
+      isChannelMessage: false,
+      streamId: null,
+      streamName: null,
+      dmUserIds: participantIds,
+    };
+    this.queueMessageEvent(auth, input, row, participants, participantIds, flags);
+    return { id };
+  }
+
+  /** Guests in realms that restrict user access may only write to users they can see. */
+  private async checkSenderCanAccessRecipients(auth: AuthContext, recipients: UserBrief[]): Promise<void> {
+    const { user, realm } = auth;
+    if (!isGuest(user)) return;
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    if (realm.can_access_all_users_group === system.get(SystemGroups.EVERYONE)) return;
+    const others = recipients.map((r) => r.id).filter((id) => id !== user.id);
+    const visible = await this.messages.usersSharingConversations(user.id, others);
+    if (others.some((id) => !visible.has(id))) {
+      throw Errors.badRequest('You do not have permission to access some of the recipients.');
+    }
+  }
+
+  /** Zulip's check_can_send_direct_message. */
+  private async checkCanSendDirectMessage(auth: AuthContext, recipients: UserBrief[], hash: string): Promise<void> {
+    const { user, realm } = auth;
+    if (user.isBot) return;
+    if (recipients.every((r) => r.isBot || r.id === user.id)) return;
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const permissionGroup = realm.direct_message_permission_group;
+    if (permissionGroup !== system.get(SystemGroups.EVERYONE)) {
+      let anyone = false;
+      for (const actor of [user, ...recipients]) {
+        if (await this.groupSettings.hasPermission(realm.id, actor, permissionGroup, true)) {
+          anyone = true;
+          break;
+        }
+      }
+      if (!anyone) {
+        throw Errors.badRequest(
+          permissionGroup === system.get(SystemGroups.NOBODY)
+            ? 'Direct messages are disabled in this organization.'
+            : 'This conversation does not include any users who can authorize it.',
+        );
+      }
+    }
+    const initiatorGroup = realm.direct_message_initiator_group;
+    if (initiatorGroup === system.get(SystemGroups.EVERYONE)) return;
+    if (await this.groupSettings.hasPermission(realm.id, user, initiatorGroup, true)) return;
+    const recipientId = await this.messages.existingDirectMessageRecipient(hash);
+    if (recipientId === null || !(await this.messages.conversationHasMessages(realm.id, recipientId))) {
+      throw Errors.badRequest('You do not have permission to initiate direct message conversations.');
+    }
+  }
+
+  /**
+   * The message event: one dict per client option set (apply_markdown, client_gravatar,
+   * empty-topic support), each user's flags, and local_message_id only for the sender's queue
+   * named by queue_id.
+   */
+  private queueMessageEvent(
+    auth: AuthContext,
+    input: SendMessageInput,
+    row: MessageRow,
+    users: ReadonlyMap<number, UserBrief>,
+    recipientIds: number[],
+    flags: number[],
+  ): void {
+    const { user, realm } = auth;
+    const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
+    const realmHost = this.realms.realmHost(realm);
+    const dicts = new Map<string, Record<string, unknown>>();
+    const dictFor = (queue: { options: QueueOptions }) => {
+      const opts: FormatOptions = {
+        applyMarkdown: queue.options.applyMarkdown,
+        clientGravatar: queue.options.clientGravatar,
+        allowEmptyTopicName: queue.options.clientCapabilities.empty_topic_name === true,
+        realmStringId: realm.stringId,
+        realmHost,
+      };
+      const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}`;
+      let dict = dicts.get(key);
+      if (!dict) {
+        dict = messageDict(row, row.renderedContent ?? '', users, [], opts);
+        dicts.set(key, dict);
+      }
+      return dict;
+    };
+    this.events.sendOnCommit(realm.id, { type: 'message' }, recipientIds, (queue, userId) => {
+      const event: Record<string, unknown> & { type: string } = {
+        type: 'message',
+        message: dictFor(queue),
+        flags: flagsToApi(flagsByUser.get(userId) ?? 0),
+      };
+      if (userId === user.id && input.queueId !== undefined && queue.id === input.queueId) {
+        event.local_message_id = input.localId;
+      }
+      return event;
+    });
+  }
+}

@@ -1,0 +1,153 @@
+import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import type { AuthContext } from '../common/auth/auth.types';
+import { AllowIncomingWebhooks, CurrentUser } from '../common/auth/decorators';
+import { Args } from '../common/http/params';
+import { PathIntPipe } from '../common/http/path-int.pipe';
+import { clientNameFromUserAgent } from './client-name';
+import {
+  AddReactionArgs,
+  GetMessageArgs,
+  GetMessagesArgs,
+  GetTopicsArgs,
+  MarkStreamAsReadArgs,
+  MarkTopicAsReadArgs,
+  RemoveReactionArgs,
+  RenderMessageArgs,
+  SendMessageArgs,
+  TypingArgs,
+  UpdateFlagsArgs,
+} from './dto/messages.dto';
+import { MessageFetchService } from './message-fetch.service';
+import { MessageFlagsService } from './message-flags.service';
+import { MessageRenderService } from './message-render.service';
+import { MessageSendService } from './message-send.service';
+import { normalizeContent } from './message-text';
+import { ReactionsService } from './reactions.service';
+import { TypingService } from './typing.service';
+
+/** Sending, reading, rendering, flags, reactions and typing notifications. */
+@Controller('api/v1')
+export class MessagesController {
+  constructor(
+    private readonly sender: MessageSendService,
+    private readonly fetcher: MessageFetchService,
+    private readonly flags: MessageFlagsService,
+    private readonly renderer: MessageRenderService,
+    private readonly reactions: ReactionsService,
+    private readonly typing: TypingService,
+  ) {}
+
+  @Post('messages')
+  @AllowIncomingWebhooks()
+  send(@CurrentUser() auth: AuthContext, @Args(SendMessageArgs) args: SendMessageArgs, @Req() req: Request) {
+    return this.sender.sendMessage(auth, {
+      type: args.type,
+      to: args.to,
+      content: args.content,
+      topic: args.topic,
+      queueId: args.queue_id,
+      localId: args.local_id,
+      readBySender: args.read_by_sender,
+      clientName: clientNameFromUserAgent(req.headers['user-agent']),
+    });
+  }
+
+  @Get('messages')
+  list(@CurrentUser() auth: AuthContext, @Args(GetMessagesArgs) args: GetMessagesArgs) {
+    return this.fetcher.getMessages(auth, {
+      anchor: args.anchor,
+      includeAnchor: args.include_anchor,
+      numBefore: args.num_before,
+      numAfter: args.num_after,
+      narrow: args.narrow,
+      useFirstUnreadAnchor: args.use_first_unread_anchor,
+      clientGravatar: args.client_gravatar,
+      applyMarkdown: args.apply_markdown,
+      messageIds: args.message_ids,
+      allowEmptyTopicName: args.allow_empty_topic_name,
+    });
+  }
+
+  @Post('messages/render')
+  async render(@CurrentUser() auth: AuthContext, @Args(RenderMessageArgs) args: RenderMessageArgs) {
+    // DECISIONS #10: render what sending would store (the truncated text).
+    const { rendered } = await this.renderer.render(auth, normalizeContent(args.content));
+    return { rendered: rendered.html };
+  }
+
+  @Post('messages/flags')
+  updateFlags(@CurrentUser() auth: AuthContext, @Args(UpdateFlagsArgs) args: UpdateFlagsArgs) {
+    return this.flags.updateFlags(auth, args.messages, args.op, args.flag);
+  }
+
+  @Get('messages/:message_id')
+  get(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(GetMessageArgs) args: GetMessageArgs,
+  ) {
+    return this.fetcher.getMessage(auth, messageId, {
+      applyMarkdown: args.apply_markdown,
+      allowEmptyTopicName: args.allow_empty_topic_name,
+    });
+  }
+
+  @Post('messages/:message_id/reactions')
+  async addReaction(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(AddReactionArgs) args: AddReactionArgs,
+  ) {
+    await this.reactions.addReaction(auth, messageId, args.emoji_name, args.emoji_code, args.reaction_type);
+    return {};
+  }
+
+  @Delete('messages/:message_id/reactions')
+  async removeReaction(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(RemoveReactionArgs) args: RemoveReactionArgs,
+  ) {
+    await this.reactions.removeReaction(auth, messageId, args.emoji_name, args.emoji_code, args.reaction_type);
+    return {};
+  }
+
+  @Post('mark_all_as_read')
+  markAllAsRead(@CurrentUser() auth: AuthContext) {
+    return this.flags.markAllAsRead(auth);
+  }
+
+  @Post('mark_stream_as_read')
+  async markStreamAsRead(@CurrentUser() auth: AuthContext, @Args(MarkStreamAsReadArgs) args: MarkStreamAsReadArgs) {
+    await this.flags.markChannelAsRead(auth, args.stream_id, null);
+    return {};
+  }
+
+  @Post('mark_topic_as_read')
+  async markTopicAsRead(@CurrentUser() auth: AuthContext, @Args(MarkTopicAsReadArgs) args: MarkTopicAsReadArgs) {
+    await this.flags.markChannelAsRead(auth, args.stream_id, args.topic_name);
+    return {};
+  }
+
+  @Get('users/me/:stream_id/topics')
+  async topics(
+    @CurrentUser() auth: AuthContext,
+    @Param('stream_id', PathIntPipe) streamId: number,
+    @Args(GetTopicsArgs) args: GetTopicsArgs,
+  ) {
+    return { topics: await this.fetcher.getTopics(auth, streamId, args.allow_empty_topic_name) };
+  }
+
+  @Post('typing')
+  async setTyping(@CurrentUser() auth: AuthContext, @Args(TypingArgs) args: TypingArgs) {
+    await this.typing.setTyping(auth, {
+      type: args.type,
+      op: args.op,
+      to: args.to,
+      streamId: args.stream_id,
+      topic: args.topic,
+    });
+    return {};
+  }
+}

@@ -1,0 +1,592 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { dbIds, isDbId } from '../database/ids';
+import { currentManager } from '../database/transaction';
+import type { ChannelAccessFields } from './message-access.policy';
+import type { MessageRow, ReactionRow, UserBrief } from './message-format';
+import { namedQuery } from './named-query';
+
+/** A channel as the send path loads it, with the sender's relation to it and the topic. */
+export interface ChannelForSend extends ChannelAccessFields {
+  topicsPolicy: number;
+  canSendMessageGroup: number;
+  canCreateTopicGroup: number;
+  /** The sender's active subscription, if any. */
+  senderSubscribed: boolean;
+  senderMuted: boolean | null;
+  /** The sender's visibility policy for the topic (0 when none is set). */
+  senderVisibilityPolicy: number;
+  /** Whether any message exists in the topic. */
+  topicExists: boolean;
+  /** For channels with protected history: whether the sender received any message of the topic. */
+  topicExistsForSender: boolean | null;
+  /** Active subscribers who are active users, sorted. */
+  subscriberIds: number[];
+}
+
+export interface MentionGroupRow {
+  id: number;
+  name: string;
+  deactivated: boolean;
+  canMentionGroup: number;
+}
+
+export interface NewMessage {
+  realmId: number;
+  senderId: number;
+  recipientId: number;
+  subject: string;
+  content: string;
+  renderedContent: string;
+  renderedContentVersion: number;
+  dateSent: Date;
+  sendingClient: string;
+  hasAttachment: boolean;
+  hasImage: boolean;
+  hasLink: boolean;
+  isChannelMessage: boolean;
+  type: number;
+}
+
+const USER_BRIEF_COLUMNS = `u.id, u.realm_id, u.full_name, u.delivery_email, u.email_address_visibility,
+  u.avatar_source, u.avatar_version, u.is_active, u.is_bot, u.bot_owner_id, u.role, u.is_mirror_dummy`;
+
+interface UserBriefRaw {
+  id: number;
+  realm_id: number;
+  full_name: string;
+  delivery_email: string;
+  email_address_visibility: number;
+  avatar_source: string;
+  avatar_version: number;
+  is_active: boolean;
+  is_bot: boolean;
+  bot_owner_id: number | null;
+  role: number;
+  is_mirror_dummy: boolean;
+}
+
+export function toUserBrief(r: UserBriefRaw): UserBrief {
+  return {
+    id: r.id,
+    realmId: r.realm_id,
+    fullName: r.full_name,
+    deliveryEmail: r.delivery_email,
+    emailAddressVisibility: r.email_address_visibility,
+    avatarSource: r.avatar_source,
+    avatarVersion: r.avatar_version,
+    isActive: r.is_active,
+    isBot: r.is_bot,
+    botOwnerId: r.bot_owner_id,
+    role: r.role,
+    isMirrorDummy: r.is_mirror_dummy,
+  };
+}
+
+const CHANNEL_FOR_SEND_SELECT = `
+  SELECT s.id, s.realm_id, s.name, s.recipient_id, s.invite_only, s.is_web_public,
+         s.history_public_to_subscribers, s.deactivated, s.topics_policy, s.can_send_message_group,
+         s.can_create_topic_group, s.can_subscribe_group, s.can_add_subscribers_group,
+         sub.id IS NOT NULL AS sender_subscribed, sub.is_muted AS sender_muted,
+         coalesce(ut.visibility_policy, 0) AS sender_visibility_policy,
+         EXISTS (SELECT 1 FROM message m
+                  WHERE m.recipient_id = s.recipient_id AND m.is_channel_message
+                    AND upper(m.subject) = upper($3::text)) AS topic_exists,
+         CASE WHEN s.history_public_to_subscribers THEN NULL ELSE EXISTS (
+           SELECT 1 FROM user_message um JOIN message m ON m.id = um.message_id
+            WHERE um.user_profile_id = $2 AND m.recipient_id = s.recipient_id AND m.is_channel_message
+              AND upper(m.subject) = upper($3::text)) END AS topic_exists_for_sender,
+         ARRAY(SELECT sub2.user_profile_id FROM subscription sub2
+                 JOIN user_profile u ON u.id = sub2.user_profile_id
+                WHERE sub2.recipient_id = s.recipient_id AND sub2.active AND u.is_active
+                ORDER BY 1) AS subscriber_ids
+    FROM stream s
+    LEFT JOIN subscription sub
+      ON sub.recipient_id = s.recipient_id AND sub.user_profile_id = $2 AND sub.active
+    LEFT JOIN user_topic ut
+      ON ut.user_profile_id = $2 AND ut.stream_id = s.id AND lower(ut.topic_name) = lower($3::text)`;
+
+interface ChannelForSendRaw {
+  id: number;
+  realm_id: number;
+  name: string;
+  recipient_id: number;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  deactivated: boolean;
+  topics_policy: number;
+  can_send_message_group: number;
+  can_create_topic_group: number;
+  can_subscribe_group: number;
+  can_add_subscribers_group: number;
+  sender_subscribed: boolean;
+  sender_muted: boolean | null;
+  sender_visibility_policy: number;
+  topic_exists: boolean;
+  topic_exists_for_sender: boolean | null;
+  subscriber_ids: number[];
+}
+
+function toChannelForSend(r: ChannelForSendRaw): ChannelForSend {
+  return {
+    id: r.id,
+    realmId: r.realm_id,
+    name: r.name,
+    recipientId: r.recipient_id,
+    inviteOnly: r.invite_only,
+    isWebPublic: r.is_web_public,
+    historyPublicToSubscribers: r.history_public_to_subscribers,
+    deactivated: r.deactivated,
+    topicsPolicy: r.topics_policy,
+    canSendMessageGroup: r.can_send_message_group,
+    canCreateTopicGroup: r.can_create_topic_group,
+    canSubscribeGroup: r.can_subscribe_group,
+    canAddSubscribersGroup: r.can_add_subscribers_group,
+    senderSubscribed: r.sender_subscribed,
+    senderMuted: r.sender_muted,
+    senderVisibilityPolicy: r.sender_visibility_policy,
+    topicExists: r.topic_exists,
+    topicExistsForSender: r.topic_exists_for_sender,
+    subscriberIds: r.subscriber_ids,
+  };
+}
+
+/**
+ * SQL of the send path and of the message reads shared by several services. Hot statements
+ * (loading the channel, inserting the message with its UserMessage rows) run as named prepared
+ * statements on the transaction's connection.
+ */
+@Injectable()
+export class MessagesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  /** A channel by name (case-insensitive) in the realm, with everything the send path needs. */
+  async channelForSendByName(
+    realmId: number,
+    senderId: number,
+    name: string,
+    topic: string,
+  ): Promise<ChannelForSend | null> {
+    const rows = await namedQuery<ChannelForSendRaw>(
+      this.em,
+      'msg_channel_for_send_by_name',
+      `${CHANNEL_FOR_SEND_SELECT} WHERE s.realm_id = $1 AND upper(s.name) = upper($4::text)`,
+      [realmId, senderId, topic, name],
+    );
+    return rows.length > 0 ? toChannelForSend(rows[0]) : null;
+  }
+
+  async channelForSendById(
+    realmId: number,
+    senderId: number,
+    id: number,
+    topic: string,
+  ): Promise<ChannelForSend | null> {
+    if (!isDbId(id)) return null;
+    const rows = await namedQuery<ChannelForSendRaw>(
+      this.em,
+      'msg_channel_for_send_by_id',
+      `${CHANNEL_FOR_SEND_SELECT} WHERE s.realm_id = $1 AND s.id = $4`,
+      [realmId, senderId, topic, id],
+    );
+    return rows.length > 0 ? toChannelForSend(rows[0]) : null;
+  }
+
+  /**
+   * Inserts a message and all its UserMessage rows in one statement (one round trip, constant
+   * parameter count for any number of recipients); for a channel's first message it also records
+   * `first_message_id`. Returns the new id.
+   */
+  async insertMessage(
+    message: NewMessage,
+    userIds: number[],
+    flags: number[],
+    channelId: number | null,
+  ): Promise<number> {
+    const values = [
+      message.realmId,
+      message.senderId,
+      message.recipientId,
+      message.subject,
+      message.content,
+      message.renderedContent,
+      message.renderedContentVersion,
+      message.dateSent,
+      message.sendingClient,
+      message.hasAttachment,
+      message.hasImage,
+      message.hasLink,
+      message.isChannelMessage,
+      message.type,
+      userIds,
+      flags,
+    ];
+    const insert = `
+      WITH m AS (
+        INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content,
+                             rendered_content_version, date_sent, sending_client, has_attachment,
+                             has_image, has_link, is_channel_message, type)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        RETURNING id
+      ), um AS (
+        INSERT INTO user_message (user_profile_id, message_id, flags)
+        SELECT r.user_id, m.id, r.flags FROM m, unnest($15::int[], $16::bigint[]) AS r(user_id, flags)
+      )`;
+    const rows =
+      channelId === null
+        ? await namedQuery<{ id: number }>(this.em, 'msg_insert_direct', `${insert} SELECT id FROM m`, values)
+        : await namedQuery<{ id: number }>(
+            this.em,
+            'msg_insert_channel',
+            `${insert}, first AS (
+               UPDATE stream SET first_message_id = m.id FROM m
+                WHERE stream.id = $17 AND stream.first_message_id IS NULL
+             )
+             SELECT id FROM m`,
+            [...values, channelId],
+          );
+    return rows[0].id;
+  }
+
+  /**
+   * The recipient id of the direct-message conversation among `userIds` (sorted, sender
+   * included), creating the group and its recipient row on first use. Concurrent first messages
+   * settle on one group (unique hash); the loser removes the recipient row it made.
+   */
+  async directMessageRecipient(hash: string, userIds: number[]): Promise<number> {
+    const rows = await namedQuery<{ recipient_id: number | null; new_group_id: string | null }>(
+      this.em,
+      'msg_dm_group_get_or_create',
+      `WITH existing AS (
+         SELECT recipient_id FROM direct_message_group WHERE huddle_hash = $1
+       ), gid AS (
+         SELECT nextval(pg_get_serial_sequence('direct_message_group', 'id'))::int AS id
+          WHERE NOT EXISTS (SELECT 1 FROM existing)
+       ), rec AS (
+         INSERT INTO recipient (type, type_id) SELECT 3, id FROM gid RETURNING id, type_id
+       ), grp AS (
+         INSERT INTO direct_message_group (id, huddle_hash, recipient_id, group_size, user_ids)
+         SELECT rec.type_id, $1, rec.id, $2, $3::int[] FROM rec
+         ON CONFLICT (huddle_hash) DO NOTHING
+         RETURNING recipient_id
+       )
+       SELECT (SELECT recipient_id FROM existing) AS recipient_id, NULL AS new_group_id
+        WHERE EXISTS (SELECT 1 FROM existing)
+       UNION ALL
+       SELECT grp.recipient_id, NULL FROM grp
+       UNION ALL
+       SELECT NULL, rec.type_id::text FROM rec WHERE NOT EXISTS (SELECT 1 FROM grp)`,
+      [hash, userIds.length, userIds],
+    );
+    const found = rows.find((r) => r.recipient_id !== null);
+    if (found) return found.recipient_id!;
+    // Lost a race with a concurrent first message: drop our recipient row, use theirs.
+    const orphan = rows.find((r) => r.new_group_id !== null)?.new_group_id;
+    if (orphan) await this.em.query(`DELETE FROM recipient WHERE type = 3 AND type_id = $1`, [Number(orphan)]);
+    const again = await this.em.query<
+      Array<{
+        recipient_id: number;
+      }>
+    >(`SELECT recipient_id FROM direct_message_group WHERE huddle_hash = $1`, [hash]);
+    return again[0].recipient_id;
+  }
+
+  /** The DM conversation's recipient id if it exists (no creation). */
+  async existingDirectMessageRecipient(hash: string): Promise<number | null> {
+    const rows = await this.em.query<
+      Array<{
+        recipient_id: number | null;
+      }>
+    >(`SELECT recipient_id FROM direct_message_group WHERE huddle_hash = $1`, [hash]);
+    return rows[0]?.recipient_id ?? null;
+  }
+
+  async conversationHasMessages(realmId: number, recipientId: number): Promise<boolean> {
+    const rows = await this.em.query<unknown[]>(
+      `SELECT 1 FROM message WHERE realm_id = $1 AND recipient_id = $2 LIMIT 1`,
+      [realmId, recipientId],
+    );
+    return rows.length > 0;
+  }
+
+  async usersByIdsInRealm(realmId: number, ids: number[]): Promise<UserBrief[]> {
+    const valid = dbIds(ids);
+    if (valid.length === 0) return [];
+    const rows = await this.em.query<UserBriefRaw[]>(
+      `SELECT ${USER_BRIEF_COLUMNS} FROM user_profile u WHERE u.realm_id = $1 AND u.id = ANY($2::int[])`,
+      [realmId, valid],
+    );
+    return rows.map(toUserBrief);
+  }
+
+  /**
+   * Users by API email (case-insensitive): the real address for users whose email is visible
+   * to everyone, `user<id>@<host>` for the others (Zulip looks up UserProfile.email).
+   */
+  async usersByApiEmailsInRealm(realmId: number, host: string, emails: string[]): Promise<UserBrief[]> {
+    if (emails.length === 0) return [];
+    const rows = await this.em.query<Array<UserBriefRaw & { api_email: string }>>(
+      `SELECT ${USER_BRIEF_COLUMNS},
+              lower(CASE WHEN u.email_address_visibility = 1 THEN u.delivery_email
+                         ELSE 'user' || u.id || '@' || $2 END) AS api_email
+         FROM user_profile u
+        WHERE u.realm_id = $1
+          AND (lower(u.delivery_email) = ANY($3::text[])
+               OR ('user' || u.id || '@' || $2) = ANY($3::text[]))`,
+      [realmId, host.toLowerCase(), emails.map((e) => e.toLowerCase())],
+    );
+    const wanted = new Set(emails.map((e) => e.toLowerCase()));
+    return rows.filter((r) => wanted.has(r.api_email)).map(toUserBrief);
+  }
+
+  /** Users a mention may refer to: by full name (case-insensitive) or id, active or not. */
+  async mentionCandidates(realmId: number, names: string[], ids: number[]): Promise<UserBrief[]> {
+    const validIds = dbIds(ids);
+    if (names.length === 0 && validIds.length === 0) return [];
+    const rows = await this.em.query<UserBriefRaw[]>(
+      `SELECT ${USER_BRIEF_COLUMNS} FROM user_profile u
+        WHERE u.realm_id = $1 AND (lower(u.full_name) = ANY($2::text[]) OR u.id = ANY($3::int[]))`,
+      [realmId, names.map((n) => n.toLowerCase()), validIds],
+    );
+    return rows.map(toUserBrief);
+  }
+
+  /** Named, non-system groups of the realm by name (case-insensitive). */
+  async mentionableGroups(realmId: number, names: string[]): Promise<MentionGroupRow[]> {
+    if (names.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{ id: number; name: string; deactivated: boolean; can_mention_group: number }>
+    >(
+      `SELECT id, name, deactivated, can_mention_group FROM user_group
+        WHERE realm_id = $1 AND name IS NOT NULL AND NOT is_system_group AND lower(name) = ANY($2::text[])`,
+      [realmId, names.map((n) => n.toLowerCase())],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      deactivated: r.deactivated,
+      canMentionGroup: r.can_mention_group,
+    }));
+  }
+
+  /** Channels `#**name**` may link to for this user: public ones and those they subscribe to. */
+  async linkableChannels(
+    realmId: number,
+    userId: number,
+    isGuest: boolean,
+    names: string[],
+  ): Promise<Array<{ id: number; name: string }>> {
+    if (names.length === 0) return [];
+    return await this.em.query<Array<{ id: number; name: string }>>(
+      `SELECT s.id, s.name FROM stream s
+        WHERE s.realm_id = $1 AND s.name = ANY($2::text[])
+          AND ((NOT s.invite_only AND NOT $4::boolean) OR s.is_web_public OR EXISTS (
+                SELECT 1 FROM subscription sub
+                 WHERE sub.recipient_id = s.recipient_id AND sub.user_profile_id = $3 AND sub.active))`,
+      [realmId, names, userId, isGuest],
+    );
+  }
+
+  /** Active users in any of `groupIds`, directly or through subgroups. */
+  async recursiveMemberIdsOfGroups(groupIds: number[]): Promise<number[]> {
+    if (groupIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `WITH RECURSIVE groups(id) AS (
+           SELECT unnest($1::int[])
+         UNION
+           SELECT ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
+       )
+       SELECT DISTINCT m.user_profile_id AS id FROM user_group_membership m
+         JOIN groups ON m.user_group_id = groups.id
+         JOIN user_profile p ON p.id = m.user_profile_id
+        WHERE p.is_active`,
+      [groupIds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Every group the user belongs to, directly or as a member of a subgroup. */
+  async groupIdsOfUser(userId: number): Promise<Set<number>> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `WITH RECURSIVE groups(id) AS (
+           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
+         UNION
+           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN groups ON ggm.subgroup_id = groups.id
+       )
+       SELECT id FROM groups`,
+      [userId],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Zulip's participants_for_topic: senders of the topic's messages and users who reacted to them. */
+  async topicParticipantIds(realmId: number, recipientId: number, topic: string): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT m.sender_id AS id FROM message m
+        WHERE m.realm_id = $1 AND m.recipient_id = $2 AND m.is_channel_message AND upper(m.subject) = upper($3)
+       UNION
+       SELECT r.user_profile_id FROM reaction r JOIN message m ON m.id = r.message_id
+        WHERE m.realm_id = $1 AND m.recipient_id = $2 AND m.is_channel_message AND upper(m.subject) = upper($3)`,
+      [realmId, recipientId, topic],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Of `targetIds`, those a user whose access to other users is restricted can see: users who
+   * share an active channel subscription or a direct-message conversation with them.
+   */
+  async usersSharingConversations(userId: number, targetIds: number[]): Promise<Set<number>> {
+    if (targetIds.length === 0) return new Set();
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT DISTINCT other.user_profile_id AS id
+         FROM subscription mine JOIN subscription other ON other.recipient_id = mine.recipient_id
+        WHERE mine.user_profile_id = $1 AND mine.active AND other.active AND other.user_profile_id = ANY($2::int[])
+       UNION
+       SELECT DISTINCT t.id FROM direct_message_group g, unnest(g.user_ids) AS t(id)
+        WHERE $1 = ANY(g.user_ids) AND t.id = ANY($2::int[])`,
+      [userId, targetIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async isSubscribed(userId: number, recipientId: number): Promise<boolean> {
+    const rows = await this.em.query<unknown[]>(
+      `SELECT 1 FROM subscription WHERE user_profile_id = $1 AND recipient_id = $2 AND active`,
+      [userId, recipientId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Uploads a new message may claim: files of the realm with these path ids that the sender
+   * uploaded, or that are already public to the realm (linked from a channel message).
+   */
+  async claimableAttachmentIds(realmId: number, senderId: number, pathIds: string[]): Promise<number[]> {
+    if (pathIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM attachment
+        WHERE realm_id = $1 AND path_id = ANY($3::text[]) AND (owner_id = $2 OR is_realm_public)`,
+      [realmId, senderId, pathIds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Links the claimable uploads to the new message (Zulip's do_claim_attachments). */
+  async claimAttachments(realmId: number, senderId: number, messageId: number, pathIds: string[]): Promise<void> {
+    await this.em.query(
+      `INSERT INTO attachment_message (attachment_id, message_id)
+       SELECT id, $3 FROM attachment
+        WHERE realm_id = $1 AND path_id = ANY($4::text[]) AND (owner_id = $2 OR is_realm_public)
+       ON CONFLICT DO NOTHING`,
+      [realmId, senderId, messageId, pathIds],
+    );
+  }
+
+  /** Sets the user's visibility policy for a topic (insert or update). */
+  async upsertUserTopic(
+    userId: number,
+    streamId: number,
+    recipientId: number,
+    topic: string,
+    policy: number,
+    at: Date,
+  ): Promise<void> {
+    await this.em.query(
+      `INSERT INTO user_topic (user_profile_id, stream_id, recipient_id, topic_name, last_updated, visibility_policy)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (user_profile_id, stream_id, lower(topic_name))
+       DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`,
+      [userId, streamId, recipientId, topic, at, policy],
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads shared by fetch, flags and reactions.
+
+  /** Messages by id (any realm filter is the caller's), with channel name and DM participants. */
+  async messagesByIds(realmId: number, ids: number[]): Promise<MessageRow[]> {
+    const valid = dbIds(ids);
+    if (valid.length === 0) return [];
+    const rows = await this.em.query<MessageRowRaw[]>(
+      `SELECT m.id, m.realm_id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content,
+              m.date_sent, m.sending_client, m.last_edit_time, m.edit_history, m.is_channel_message,
+              s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids
+         FROM message m
+         LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+         LEFT JOIN direct_message_group g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
+        WHERE m.realm_id = $1 AND m.id = ANY($2::int[])
+        ORDER BY m.id`,
+      [realmId, valid],
+    );
+    return rows.map(toMessageRow);
+  }
+
+  async reactionsForMessages(ids: number[]): Promise<ReactionRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{
+        message_id: number;
+        user_profile_id: number;
+        emoji_name: string;
+        emoji_code: string;
+        reaction_type: string;
+      }>
+    >(
+      `SELECT message_id, user_profile_id, emoji_name, emoji_code, reaction_type
+         FROM reaction WHERE message_id = ANY($1::int[]) ORDER BY id`,
+      [ids],
+    );
+    return rows.map((r) => ({
+      messageId: r.message_id,
+      userId: r.user_profile_id,
+      emojiName: r.emoji_name,
+      emojiCode: r.emoji_code,
+      reactionType: r.reaction_type,
+    }));
+  }
+}
+
+export interface MessageRowRaw {
+  id: number;
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  subject: string;
+  content: string;
+  rendered_content: string | null;
+  date_sent: Date;
+  sending_client: string;
+  last_edit_time: Date | null;
+  edit_history: Array<Record<string, unknown>> | null;
+  is_channel_message: boolean;
+  stream_id: number | null;
+  stream_name: string | null;
+  dm_user_ids: number[] | null;
+}
+
+export function toMessageRow(r: MessageRowRaw): MessageRow {
+  return {
+    id: r.id,
+    realmId: r.realm_id,
+    senderId: r.sender_id,
+    recipientId: r.recipient_id,
+    subject: r.subject,
+    content: r.content,
+    renderedContent: r.rendered_content,
+    dateSent: r.date_sent,
+    sendingClient: r.sending_client,
+    lastEditTime: r.last_edit_time,
+    editHistory: r.edit_history,
+    isChannelMessage: r.is_channel_message,
+    streamId: r.stream_id,
+    streamName: r.stream_name,
+    dmUserIds: r.dm_user_ids,
+  };
+}

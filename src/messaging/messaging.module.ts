@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
+import { EventsModule } from '../events/events.module';
+import { RealmModule } from '../realm/realm.module';
+import { UsersModule } from '../users/users.module';
+import { MessageAccessService } from './message-access.service';
+import { MessageFetchRepository } from './message-fetch.repository';
+import { MessageFetchService } from './message-fetch.service';
+import { MessageFlagsRepository } from './message-flags.repository';
+import { MessageFlagsService } from './message-flags.service';
+import { MessageRenderService } from './message-render.service';
+import { MessageSendService } from './message-send.service';
+import { MessagesController } from './messages.controller';
+import { MessagesRepository } from './messages.repository';
+import { ReactionsRepository } from './reactions.repository';
+import { ReactionsService } from './reactions.service';
+import { TypingService } from './typing.service';
+
+/**
+ * Messages, UserMessage rows and flags, reactions, rendering, typing notifications and message
+ * fetch (narrows). Exports the access helper and the send/render services that the edit,
+ * delete, report and upload features build on.
+ */
+@Module({
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
+  providers: [
+    MessagesRepository,
+    MessageFetchRepository,
+    MessageFlagsRepository,
+    ReactionsRepository,
+    MessageAccessService,
+    MessageRenderService,
+    MessageSendService,
+    MessageFetchService,
+    MessageFlagsService,
+    ReactionsService,
+    TypingService,
+  ],
+  controllers: [MessagesController],
+  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService],
+})
+export class MessagingModule {}

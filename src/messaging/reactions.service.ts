@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { runInTransaction } from '../database/transaction';
+import { EventsService } from '../events/events.service';
+import { RealmService } from '../realm/realm.service';
+import { checkEmojiReaction, resolveEmojiName, ZULIP_EXTRA_EMOJI_TYPE_ALIAS } from '../markdown/emoji/emoji';
+import { DEFAULT_HISTORICAL_FLAGS } from './flags';
+import { AccessedMessage, MessageAccessService } from './message-access.service';
+import { apiEmailOf } from './message-format';
+import { MessageFlagsRepository } from './message-flags.repository';
+import { userBriefOf } from './message-send.service';
+import { ReactionsRepository } from './reactions.repository';
+
+/** `zulip_extra_emoji` is accepted as the old name of `service_extra_emoji` (DECISIONS #4). */
+export function normalizeReactionType(type: string): string {
+  return type === ZULIP_EXTRA_EMOJI_TYPE_ALIAS ? 'service_extra_emoji' : type;
+}
+
+/**
+ * Emoji reactions (Zulip's views/reactions.py + actions/reactions.py). The message row is
+ * locked while a reaction is added or removed, and the unique index decides races, so
+ * concurrent identical requests add one reaction and report REACTION_ALREADY_EXISTS.
+ */
+@Injectable()
+export class ReactionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reactions: ReactionsRepository,
+    private readonly access: MessageAccessService,
+    private readonly flags: MessageFlagsRepository,
+    private readonly realms: RealmService,
+    private readonly events: EventsService,
+  ) {}
+
+  async addReaction(
+    auth: AuthContext,
+    messageId: number,
+    emojiName: string,
+    emojiCode: string | undefined,
+    reactionType: string | undefined,
+  ): Promise<void> {
+    const { user } = auth;
+    await runInTransaction(this.dataSource, async () => {
+      const accessed = await this.access.accessMessage(auth, messageId, { lock: true, isModifying: true });
+      let code = emojiCode;
+      let type = reactionType === undefined ? undefined : normalizeReactionType(reactionType);
+      if (code === undefined || type === undefined) {
+        const resolved = resolveEmojiName(emojiName, []);
+        if (!resolved) throw Errors.badRequest(`Emoji '${emojiName}' does not exist`);
+        code = resolved.code;
+        type = resolved.reactionType;
+      }
+      const existing = await this.reactions.findByEmoji(messageId, code, type);
+      if (existing.some((r) => r.userId === user.id)) throw alreadyExists();
+      let name = emojiName;
+      if (existing.length > 0) {
+        // A vote for an existing reaction keeps that reaction's name.
+        name = existing[0].emojiName;
+      } else {
+        const error = checkEmojiReaction({ name, code, type }, []);
+        if (error) throw Errors.badRequest(error);
+      }
+      if (accessed.userMessageFlags === null) {
+        // Reacting adds the message to the user's history, so they hear about later changes.
+        await this.flags.insertHistorical(user.id, [messageId], DEFAULT_HISTORICAL_FLAGS);
+      }
+      if (!(await this.reactions.insert(user.id, messageId, name, code, type))) throw alreadyExists();
+      await this.notify(auth, accessed, 'add', name, code, type);
+    });
+  }
+
+  async removeReaction(
+    auth: AuthContext,
+    messageId: number,
+    emojiName: string | undefined,
+    emojiCode: string | undefined,
+    reactionType: string,
+  ): Promise<void> {
+    const { user } = auth;
+    await runInTransaction(this.dataSource, async () => {
+      const accessed = await this.access.accessMessage(auth, messageId, { lock: true, isModifying: true });
+      let code = emojiCode;
+      if (code === undefined) {
+        if (emojiName === undefined) {
+          throw Errors.badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+        }
+        const resolved = resolveEmojiName(emojiName, []);
+        if (!resolved) throw Errors.badRequest(`Emoji '${emojiName}' does not exist`);
+        code = resolved.code;
+      }
+      const type = normalizeReactionType(reactionType);
+      const removedName = await this.reactions.delete(user.id, messageId, code, type);
+      if (removedName === null) throw new ZulipError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
+      await this.notify(auth, accessed, 'remove', removedName, code, type);
+    });
+  }
+
+  private async notify(
+    auth: AuthContext,
+    accessed: AccessedMessage,
+    op: 'add' | 'remove',
+    emojiName: string,
+    emojiCode: string,
+    reactionType: string,
+  ): Promise<void> {
+    const { user, realm } = auth;
+    const email = apiEmailOf(userBriefOf(user), this.realms.realmHost(realm));
+    const recipients = await this.access.eventRecipientIds(accessed);
+    this.events.sendOnCommit(
+      realm.id,
+      {
+        type: 'reaction',
+        op,
+        user_id: user.id,
+        user: { user_id: user.id, email, full_name: user.fullName },
+        message_id: accessed.message.id,
+        emoji_name: emojiName,
+        emoji_code: emojiCode,
+        reaction_type: reactionType,
+      },
+      recipients,
+    );
+  }
+}
+
+function alreadyExists(): ZulipError {
+  return new ZulipError('Reaction already exists.', 'REACTION_ALREADY_EXISTS');
+}

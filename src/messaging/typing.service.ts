@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { currentManager } from '../database/transaction';
+import { dbIds } from '../database/ids';
+import { EventsService } from '../events/events.service';
+import { RealmService } from '../realm/realm.service';
+import { hasChannelContentAccess, isGuest } from './message-access.policy';
+import { apiEmailOf } from './message-format';
+import { MessageFetchRepository } from './message-fetch.repository';
+import { normalizeTopicForSend, topicForClient, truncateTopic } from './message-text';
+import { MessagesRepository } from './messages.repository';
+import { MessageSendService, userBriefOf } from './message-send.service';
+
+/** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS. */
+export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
+
+export interface TypingInput {
+  type: string;
+  op: 'start' | 'stop';
+  to: number[] | undefined;
+  streamId: number | undefined;
+  topic: string | undefined;
+}
+
+/**
+ * POST /typing (Zulip's views/typing.py + actions/typing.py). Typing events are not stored:
+ * they go straight to the other participants' queues, only to users with
+ * receives_typing_notifications, and never for channels with more than 100 subscribers.
+ */
+@Injectable()
+export class TypingService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly messages: MessagesRepository,
+    private readonly fetch: MessageFetchRepository,
+    private readonly sender: MessageSendService,
+    private readonly realms: RealmService,
+    private readonly events: EventsService,
+  ) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  async setTyping(auth: AuthContext, input: TypingInput): Promise<void> {
+    const { user, realm } = auth;
+    const host = this.realms.realmHost(realm);
+    const sender = { user_id: user.id, email: apiEmailOf(userBriefOf(user), host) };
+    if (input.type === 'stream' || input.type === 'channel') {
+      if (input.streamId === undefined) throw Errors.badRequest("Missing 'stream_id' argument");
+      if (input.topic === undefined) throw Errors.badRequest('Missing topic');
+      if (!user.settings.send_stream_typing_notifications) {
+        throw Errors.badRequest('User has disabled typing notifications for channel messages');
+      }
+      const channel = dbIds([input.streamId]).length
+        ? await this.fetch.channelByOperand(realm.id, user.id, input.streamId)
+        : null;
+      if (!channel || channel.deactivated) throw Errors.badRequest('Invalid channel ID');
+      const needsGroups = !channel.subscribed && !isGuest(user) && channel.inviteOnly;
+      const groups = needsGroups ? await this.messages.groupIdsOfUser(user.id) : null;
+      if (!hasChannelContentAccess(user, channel, channel.subscribed, groups))
+        throw Errors.badRequest('Invalid channel ID');
+      await this.sender.checkChannelSendPermission(auth, channel);
+      const topic = truncateTopic(normalizeTopicForSend(input.topic));
+      const subscribers = await this.typingAudience(channel.recipientId);
+      if (subscribers.total > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS) return;
+      const event = { type: 'typing', message_type: 'stream', op: input.op, sender, stream_id: channel.id, topic };
+      this.events.deliver(realm.id, event, subscribers.notify, (queue) => ({
+        ...event,
+        topic: topicForClient(topic, queue.options.clientCapabilities.empty_topic_name === true),
+      }));
+      return;
+    }
+    if (input.to === undefined) throw Errors.badRequest("Missing 'to' argument");
+    if (input.to.length === 0) throw Errors.badRequest("Empty 'to' list");
+    if (!user.settings.send_private_typing_notifications) {
+      throw Errors.badRequest('User has disabled typing notifications for direct messages');
+    }
+    const ids = [...input.to];
+    if (!ids.includes(user.id)) ids.push(user.id);
+    const found = new Map((await this.messages.usersByIdsInRealm(realm.id, ids)).map((u) => [u.id, u]));
+    const recipients = ids.map((id) => {
+      const u = found.get(id);
+      if (!u) throw Errors.badRequest(`Invalid user ID ${id}`);
+      return u;
+    });
+    const wanting = await this.receivesTyping(recipients.filter((u) => u.isActive).map((u) => u.id));
+    const event = {
+      type: 'typing',
+      message_type: 'direct',
+      op: input.op,
+      sender,
+      recipients: recipients.map((u) => ({ user_id: u.id, email: apiEmailOf(u, host) })),
+    };
+    this.events.deliver(realm.id, event, wanting);
+  }
+
+  /** Active subscribers (not long-term idle) and those of them who want typing notifications. */
+  private async typingAudience(recipientId: number): Promise<{ total: number; notify: number[] }> {
+    const rows = await this.em.query<Array<{ id: number; receives_typing_notifications: boolean }>>(
+      `SELECT u.id, u.receives_typing_notifications FROM subscription sub
+         JOIN user_profile u ON u.id = sub.user_profile_id
+        WHERE sub.recipient_id = $1 AND sub.active AND u.is_active AND NOT u.long_term_idle`,
+      [recipientId],
+    );
+    return { total: rows.length, notify: rows.filter((r) => r.receives_typing_notifications).map((r) => r.id) };
+  }
+
+  private async receivesTyping(userIds: number[]): Promise<number[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE id = ANY($1::int[]) AND is_active AND receives_typing_notifications`,
+      [userIds],
+    );
+    return rows.map((r) => r.id);
+  }
+}

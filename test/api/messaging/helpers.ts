@@ -1,0 +1,227 @@
+import type { Response } from 'supertest';
+import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { RealmService } from '../../../src/realm/realm.service';
+import { AuthService } from '../../../src/users/auth.service';
+import { UsersService } from '../../../src/users/users.service';
+import type { TestApp } from '../../helpers/test-app';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+
+export const HAMLET = 'hamlet@zulip.com';
+export const OTHELLO = 'othello@zulip.com';
+export const IAGO = 'iago@zulip.com';
+export const DESDEMONA = 'desdemona@zulip.com';
+export const CORDELIA = 'cordelia@zulip.com';
+export const PROSPERO = 'prospero@zulip.com';
+export const POLONIUS = 'polonius@zulip.com';
+export const SHIVA = 'shiva@zulip.com';
+export const AARON = 'AARON@zulip.com';
+export const ZOE = 'ZOE@zulip.com';
+export const BOT = 'default-bot@zulip.com';
+
+/** Form-encodes params the way Zulip clients do: strings as-is, everything else as JSON. */
+export function encodeParams(params: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
+}
+
+/** An authenticated API call (GET: query string; others: urlencoded body). */
+export async function call(
+  t: TestApp,
+  method: Method,
+  path: string,
+  email: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const url = `/api/v1${path}`;
+  const encoded = encodeParams(params);
+  const auth = await t.auth(email);
+  let req =
+    method === 'get'
+      ? t
+          .http()
+          .get(url)
+          .auth(...auth)
+          .query(encoded)
+      : t
+          .http()
+          [method](url)
+          .auth(...auth)
+          .type('form');
+  for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
+  return method === 'get' ? req : req.send(encoded);
+}
+
+export async function channelId(t: TestApp, name: string): Promise<number> {
+  const rows = await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM stream WHERE upper(name) = upper($1)`, [
+    name,
+  ]);
+  if (rows.length === 0) throw new Error(`no channel ${name}`);
+  return rows[0].id;
+}
+
+export async function userId(t: TestApp, email: string): Promise<number> {
+  const rows = await t.dataSource.query<Array<{ id: number }>>(
+    `SELECT id FROM user_profile WHERE lower(delivery_email) = lower($1) ORDER BY id DESC`,
+    [email],
+  );
+  if (rows.length === 0) throw new Error(`no user ${email}`);
+  return rows[0].id;
+}
+
+export async function systemGroupId(t: TestApp, name: string, realm = 'zulip'): Promise<number> {
+  const rows = await t.dataSource.query<Array<{ id: number }>>(
+    `SELECT g.id FROM user_group g JOIN realm r ON r.id = g.realm_id WHERE r.string_id = $2 AND g.name = $1`,
+    [name, realm],
+  );
+  return rows[0].id;
+}
+
+export function expectError(res: Response, status: number, msg: string, code = 'BAD_REQUEST'): void {
+  expect({ status: res.status, body: res.body as unknown }).toEqual({
+    status,
+    body: expect.objectContaining({ result: 'error', msg, code }),
+  });
+}
+
+export function expectSuccess(res: Response): void {
+  expect({ status: res.status, body: res.body as unknown }).toEqual({
+    status: 200,
+    body: expect.objectContaining({ result: 'success', msg: '' }),
+  });
+}
+
+/** Sends a channel message as `email` and returns its id. */
+export async function sendChannel(
+  t: TestApp,
+  email: string,
+  channel: string,
+  topic: string,
+  content: string,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
+  const res = await call(t, 'post', '/messages', email, { type: 'channel', to: channel, topic, content, ...extra });
+  if (res.status !== 200) throw new Error(`send failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { id: number }).id;
+}
+
+/** Sends a direct message as `email` to the given user ids and returns its id. */
+export async function sendDirect(t: TestApp, email: string, to: number[], content: string): Promise<number> {
+  const res = await call(t, 'post', '/messages', email, { type: 'direct', to, content });
+  if (res.status !== 200) throw new Error(`send failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { id: number }).id;
+}
+
+export async function subscribe(t: TestApp, email: string, channel: string, principals?: string[]): Promise<void> {
+  const res = await call(t, 'post', '/users/me/subscriptions', email, {
+    subscriptions: [{ name: channel }],
+    ...(principals ? { principals } : {}),
+  });
+  if (res.status !== 200) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export async function unsubscribe(t: TestApp, email: string, channel: string): Promise<void> {
+  const res = await call(t, 'delete', '/users/me/subscriptions', email, { subscriptions: [channel] });
+  if (res.status !== 200) throw new Error(`unsubscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** The UserMessage flags of `email` for a message (null: no row). */
+export async function umFlags(t: TestApp, email: string, messageId: number): Promise<number | null> {
+  const rows = await t.dataSource.query<Array<{ flags: string }>>(
+    `SELECT um.flags FROM user_message um JOIN user_profile u ON u.id = um.user_profile_id
+      WHERE lower(u.delivery_email) = lower($1) AND um.message_id = $2 ORDER BY u.id DESC`,
+    [email, messageId],
+  );
+  return rows.length === 0 ? null : Number(rows[0].flags);
+}
+
+export interface EventQueue {
+  email: string;
+  queueId: string;
+  lastEventId: number;
+}
+
+/** POST /register for `email` with only `eventTypes` (and optional settings / capabilities). */
+export async function openQueue(
+  t: TestApp,
+  email: string,
+  eventTypes: string[],
+  extra: Record<string, unknown> = {},
+): Promise<EventQueue> {
+  const res = await call(t, 'post', '/register', email, { event_types: eventTypes, fetch_event_types: [], ...extra });
+  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const body = res.body as { queue_id: string; last_event_id: number };
+  return { email, queueId: body.queue_id, lastEventId: body.last_event_id };
+}
+
+/**
+ * Events waiting in the queue (no long-poll), acknowledging what was read. The whole GET /events
+ * response is validated against Zulip's OpenAPI event schemas.
+ */
+export async function takeEvents(t: TestApp, q: EventQueue, validate = true): Promise<Array<Record<string, unknown>>> {
+  const res = await call(t, 'get', '/events', q.email, {
+    queue_id: q.queueId,
+    last_event_id: q.lastEventId,
+    dont_block: true,
+  });
+  if (res.status !== 200) throw new Error(`events failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (validate) expectMatchesOpenApi('get', '/events', 200, res.body);
+  const events = (res.body as { events: Array<Record<string, unknown> & { id: number }> }).events;
+  if (events.length > 0) q.lastEventId = events[events.length - 1].id;
+  return events.filter((e) => e.type !== 'heartbeat').map(({ id: _id, ...rest }) => rest);
+}
+
+/** Updates realm columns directly and drops the cached realm rows. */
+export async function setRealm(t: TestApp, values: Record<string, unknown>): Promise<void> {
+  for (const [column, value] of Object.entries(values)) {
+    await t.dataSource.query(`UPDATE realm SET "${column}" = $1 WHERE string_id = 'zulip'`, [value]);
+  }
+  t.app.get(RealmService).invalidate();
+}
+
+/** Updates user_profile columns directly and drops the user's cached auth row. */
+export async function setUser(t: TestApp, email: string, values: Record<string, unknown>): Promise<void> {
+  const id = await userId(t, email);
+  for (const [column, value] of Object.entries(values)) {
+    await t.dataSource.query(`UPDATE user_profile SET "${column}" = $1 WHERE id = $2`, [value, id]);
+  }
+  t.app.get(AuthService).invalidateUser(id);
+}
+
+export async function setChannel(t: TestApp, name: string, values: Record<string, unknown>): Promise<void> {
+  const id = await channelId(t, name);
+  for (const [column, value] of Object.entries(values)) {
+    await t.dataSource.query(`UPDATE stream SET "${column}" = $1 WHERE id = $2`, [value, id]);
+  }
+}
+
+/** Creates active member users in the demo realm (through the users service) and returns their ids. */
+export async function createUsers(t: TestApp, prefix: string, count: number): Promise<number[]> {
+  const realm = (await t.app.get(RealmService).findByStringId('zulip'))!;
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const { user } = await t.app
+      .get(UsersService)
+      .createUser(realm, { email: `${prefix}${i}@zulip.com`, fullName: `${prefix} ${i}` });
+    ids.push(user.id);
+  }
+  return ids;
+}
+
+/** Active subscription rows for users, written directly (bulk fixtures). */
+export async function addSubscribers(t: TestApp, channel: string, userIds: number[]): Promise<void> {
+  const rows = await t.dataSource.query<Array<{ recipient_id: number }>>(
+    `SELECT recipient_id FROM stream WHERE id = $1`,
+    [await channelId(t, channel)],
+  );
+  await t.dataSource.query(
+    `INSERT INTO subscription (user_profile_id, recipient_id, active) SELECT u, $2, true FROM unnest($1::int[]) AS u
+     ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true`,
+    [userIds, rows[0].recipient_id],
+  );
+}
