@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limiter';
@@ -39,6 +39,52 @@ export interface AppConfig {
   runMigrations: boolean;
   /** Per-user API rate limit rules; empty = off. */
   rateLimit: RateLimitRule[];
+  /** Mobile push: the providers configured (none = push off) and the delivery queue's limits. */
+  push: PushConfig;
+}
+
+/** APNs with a token-based (.p8) key. */
+export interface ApnsConfig {
+  /** https://api.push.apple.com (production), https://api.sandbox.push.apple.com, or h2c http:// for tests. */
+  url: string;
+  /** PEM of the ES256 (P-256) private key. */
+  keyPem: string;
+  keyId: string;
+  teamId: string;
+}
+
+/** FCM HTTP v1 with a service account. */
+export interface FcmConfig {
+  url: string;
+  projectId: string;
+  clientEmail: string;
+  /** PEM of the service account's RSA private key. */
+  privateKeyPem: string;
+  privateKeyId: string | undefined;
+  tokenUri: string;
+}
+
+export interface PushConfig {
+  apns: ApnsConfig | undefined;
+  fcm: FcmConfig | undefined;
+  /** Sends in flight at once. */
+  concurrency: number;
+  /** Attempts per device (first try included) before giving up. */
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt, with jitter, up to retryMaxMs. */
+  retryBaseMs: number;
+  /** Longest wait before a retry; a provider asking for longer (Retry-After) makes us give up. */
+  retryMaxMs: number;
+  requestTimeoutMs: number;
+  /** Jobs waiting (queued or scheduled for retry) beyond which new jobs are dropped. */
+  maxQueued: number;
+  /** On shutdown, how long in-flight sends may finish. */
+  shutdownTimeoutMs: number;
+}
+
+/** True when at least one push provider is configured (server_settings, /register). */
+export function pushNotificationsConfigured(config: Pick<AppConfig, 'push'>): boolean {
+  return config.push.apns !== undefined || config.push.fcm !== undefined;
 }
 
 /** Raised for a bad environment; main.ts prints it and exits with status 1. */
@@ -84,6 +130,112 @@ function urlVar(env: Env, name: string, protocols: string[]): string | undefined
     throw new ConfigError(name, `must use ${protocols.join(' or ')} (got '${parsed.protocol}')`);
   }
   return raw;
+}
+
+/** A value given inline or as a file (never both); undefined when neither is set. */
+function inlineOrFile(env: Env, inlineName: string, fileName: string): { value: string; from: string } | undefined {
+  const inline = env[inlineName]?.trim();
+  const file = env[fileName]?.trim();
+  if (inline && file) throw new ConfigError(inlineName, `and ${fileName} are both set; set only one`);
+  if (inline) return { value: inline, from: inlineName };
+  if (!file) return undefined;
+  try {
+    return { value: readFileSync(file, 'utf8'), from: fileName };
+  } catch (err) {
+    throw new ConfigError(fileName, `cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** A PEM private key of the given type; `\n` escapes (common in environment files) are accepted. */
+function privateKeyPem(variable: string, raw: string, type: 'ec' | 'rsa'): string {
+  const pem = raw.includes('\\n') && !raw.includes('\n') ? raw.replace(/\\n/g, '\n') : raw;
+  let key;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new ConfigError(variable, `is not a PEM-encoded private key`);
+  }
+  if (type === 'ec' && (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')) {
+    throw new ConfigError(variable, `must be an EC P-256 private key (an APNs .p8 key)`);
+  }
+  if (type === 'rsa' && key.asymmetricKeyType !== 'rsa') throw new ConfigError(variable, `must be an RSA private key`);
+  return pem;
+}
+
+/** APNS_KEY | APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID (all or none), APNS_URL. */
+function parseApns(env: Env): ApnsConfig | undefined {
+  const key = inlineOrFile(env, 'APNS_KEY', 'APNS_KEY_FILE');
+  const keyId = env.APNS_KEY_ID?.trim();
+  const teamId = env.APNS_TEAM_ID?.trim();
+  const url = urlVar(env, 'APNS_URL', ['https:', 'http:']);
+  const given = [key?.from, keyId && 'APNS_KEY_ID', teamId && 'APNS_TEAM_ID', url && 'APNS_URL'].filter(
+    (v): v is string => !!v,
+  );
+  if (given.length === 0) return undefined;
+  const missing = [!key && 'APNS_KEY (or APNS_KEY_FILE)', !keyId && 'APNS_KEY_ID', !teamId && 'APNS_TEAM_ID'].filter(
+    (v): v is string => !!v,
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(missing[0], `is required when ${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} set`);
+  }
+  if (!/^[A-Za-z0-9]+$/.test(keyId!))
+    throw new ConfigError('APNS_KEY_ID', `must be the key's identifier (letters and digits)`);
+  if (!/^[A-Za-z0-9]+$/.test(teamId!))
+    throw new ConfigError('APNS_TEAM_ID', `must be the team identifier (letters and digits)`);
+  return {
+    url: (url ?? 'https://api.push.apple.com').replace(/\/+$/, ''),
+    keyPem: privateKeyPem(key!.from, key!.value, 'ec'),
+    keyId: keyId!,
+    teamId: teamId!,
+  };
+}
+
+/** FCM_CREDENTIALS | FCM_CREDENTIALS_FILE (a service-account JSON), FCM_URL. */
+function parseFcm(env: Env): FcmConfig | undefined {
+  const creds = inlineOrFile(env, 'FCM_CREDENTIALS', 'FCM_CREDENTIALS_FILE');
+  const url = urlVar(env, 'FCM_URL', ['https:', 'http:']);
+  if (!creds) {
+    if (url) throw new ConfigError('FCM_CREDENTIALS', '(or FCM_CREDENTIALS_FILE) is required when FCM_URL is set');
+    return undefined;
+  }
+  let json: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(creds.value);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    json = parsed as Record<string, unknown>;
+  } catch {
+    throw new ConfigError(creds.from, 'must be a service-account JSON object');
+  }
+  const field = (name: string, required: boolean): string | undefined => {
+    const v = json[name];
+    if (typeof v === 'string' && v.trim() !== '') return v.trim();
+    if (required) throw new ConfigError(creds.from, `is missing the service account's "${name}"`);
+    return undefined;
+  };
+  const tokenUri = field('token_uri', false) ?? 'https://oauth2.googleapis.com/token';
+  if (!/^https?:\/\//.test(tokenUri)) throw new ConfigError(creds.from, `has an invalid "token_uri"`);
+  return {
+    url: (url ?? 'https://fcm.googleapis.com').replace(/\/+$/, ''),
+    projectId: field('project_id', true)!,
+    clientEmail: field('client_email', true)!,
+    privateKeyPem: privateKeyPem(creds.from, field('private_key', true)!, 'rsa'),
+    privateKeyId: field('private_key_id', false),
+    tokenUri,
+  };
+}
+
+function parsePush(env: Env): PushConfig {
+  return {
+    apns: parseApns(env),
+    fcm: parseFcm(env),
+    concurrency: intVar(env, 'PUSH_CONCURRENCY', 16, 1, 1000),
+    maxAttempts: intVar(env, 'PUSH_MAX_ATTEMPTS', 5, 1, 100),
+    retryBaseMs: intVar(env, 'PUSH_RETRY_BASE_MS', 1000, 1, 3_600_000),
+    retryMaxMs: intVar(env, 'PUSH_RETRY_MAX_MS', 300_000, 1, 86_400_000),
+    requestTimeoutMs: intVar(env, 'PUSH_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
+    maxQueued: intVar(env, 'PUSH_MAX_QUEUED', 100_000, 1, 10_000_000),
+    shutdownTimeoutMs: intVar(env, 'PUSH_SHUTDOWN_TIMEOUT_MS', 5000, 0, 600_000),
+  };
 }
 
 /**
@@ -155,6 +307,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', mode === 'development'),
     runMigrations: boolVar(env, 'RUN_MIGRATIONS', true),
     rateLimit,
+    push: parsePush(env),
   };
 }
 
