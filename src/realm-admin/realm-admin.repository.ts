@@ -13,9 +13,10 @@ export class RealmAdminRepository {
   }
 
   async activeUserIds(realmId: number): Promise<number[]> {
-    const rows = (await this.em.query(`SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`, [
-      realmId,
-    ])) as Array<{ id: number }>;
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      [realmId],
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -81,7 +81,8 @@ export class RealmAdminService {
 
       // "unlimited" limits are applied first, as Zulip's parse_and_set_setting_value_if_required does.
       for (const name of TIME_LIMIT_SETTINGS) {
-        if (limits.get(name) === null && realm[PROPERTY[name]] !== null) set(name, null, propertyEvent(name, null), null);
+        if (limits.get(name) === null && realm[PROPERTY[name]] !== null)
+          set(name, null, propertyEvent(name, null), null);
       }
       // The other settings, in Zulip's (alphabetical) parameter order.
       const scalar: Array<[string, unknown]> = [
@@ -114,9 +115,15 @@ export class RealmAdminService {
         const currentId = realm[setting];
         const diff = await this.groupSettings.changeFor(realm.id, change, currentId);
         if (!diff) continue;
-        const newId = await this.groupSettings.parseForSetting(realm.id, setting, diff.next, REALM_GROUP_SETTINGS[setting], {
-          currentGroupId: currentId,
-        });
+        const newId = await this.groupSettings.parseForSetting(
+          realm.id,
+          setting,
+          diff.next,
+          REALM_GROUP_SETTINGS[setting],
+          {
+            currentGroupId: currentId,
+          },
+        );
         await this.realms.updateRealm(realm.id, { [setting]: newId });
         realm[setting] = newId;
         await this.groupSettings.dropIfAnonymous(realm.id, currentId, newId);
@@ -130,11 +137,16 @@ export class RealmAdminService {
       }
 
       const channelId = args.moderation_request_channel_id;
-      if (channelId !== undefined && (realm.moderationRequestChannelId === null || realm.moderationRequestChannelId !== channelId)) {
+      if (
+        channelId !== undefined &&
+        (realm.moderationRequestChannelId === null || realm.moderationRequestChannelId !== channelId)
+      ) {
         let stored: number | null = null;
         if (channelId >= 0) {
           const actor = await this.channels.actorFor(auth.user);
-          const { stream } = await this.channels.accessById(actor, realm.id, channelId, { requireContentAccess: false });
+          const { stream } = await this.channels.accessById(actor, realm.id, channelId, {
+            requireContentAccess: false,
+          });
           if (!stream.inviteOnly) throw Errors.badRequest('Moderation request channel must be private.');
           stored = stream.id;
         }

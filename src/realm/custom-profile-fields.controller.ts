@@ -4,7 +4,11 @@ import { CurrentUser, RequireRole } from '../common/auth/decorators';
 import { Args } from '../common/http/params';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { CustomProfileFieldsService } from './custom-profile-fields.service';
-import { CreateProfileFieldArgs, ReorderProfileFieldsArgs, UpdateProfileFieldArgs } from './dto/custom-profile-fields.dto';
+import {
+  CreateProfileFieldArgs,
+  ReorderProfileFieldsArgs,
+  UpdateProfileFieldArgs,
+} from './dto/custom-profile-fields.dto';
 
 /** Zulip's zerver/views/custom_profile_fields.py (definitions; values are set through the users API). */
 @Controller('api/v1/realm/profile_fields')

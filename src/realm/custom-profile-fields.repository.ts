@@ -29,11 +29,11 @@ export class CustomProfileFieldsRepository {
   }
 
   async countSummaryFields(realmId: number, excludeId?: number): Promise<number> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM custom_profile_field
         WHERE realm_id = $1 AND display_in_profile_summary AND ($2::int IS NULL OR id <> $2)`,
       [realmId, excludeId ?? null],
-    )) as Array<{ n: number }>;
+    );
     return rows[0].n;
   }
 
@@ -64,9 +64,10 @@ export class CustomProfileFieldsRepository {
 
   /** Recipients of realm-wide events: the realm's active users. */
   async activeUserIds(realmId: number): Promise<number[]> {
-    const rows = (await this.em.query(`SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`, [
-      realmId,
-    ])) as Array<{ id: number }>;
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      [realmId],
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -73,7 +73,9 @@ export class CustomProfileFieldsService {
   }
 
   private summaryLimitError() {
-    return Errors.badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+    return Errors.badRequest(
+      `Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`,
+    );
   }
 
   async createField(realmId: number, input: CreateFieldInput): Promise<number> {
@@ -188,6 +190,10 @@ export class CustomProfileFieldsService {
 
   private async notify(realmId: number): Promise<void> {
     const fields = await this.listForApi(realmId);
-    this.events.sendOnCommit(realmId, { type: 'custom_profile_fields', fields }, await this.fields.activeUserIds(realmId));
+    this.events.sendOnCommit(
+      realmId,
+      { type: 'custom_profile_fields', fields },
+      await this.fields.activeUserIds(realmId),
+    );
   }
 }

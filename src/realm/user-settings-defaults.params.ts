@@ -64,11 +64,13 @@ function decoratorsFor(name: string, def: SettingDef): PropertyDecorator[] {
 }
 
 /** DTO of PATCH /realm/user_settings_defaults, generated from the settings table. */
-export class UpdateRealmUserDefaultsArgs {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class UpdateRealmUserDefaultsArgs {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
 export interface UpdateRealmUserDefaultsArgs extends Partial<Record<UserSettingName, unknown>> {}
 for (const name of REALM_DEFAULT_SETTING_NAMES) {
-  for (const decorate of decoratorsFor(name, USER_SETTING_DEFS[name])) decorate(UpdateRealmUserDefaultsArgs.prototype, name);
+  for (const decorate of decoratorsFor(name, USER_SETTING_DEFS[name]))
+    decorate(UpdateRealmUserDefaultsArgs.prototype, name);
 }
 
 /** Seconds in a week: the longest email batching period. */
@@ -79,10 +81,16 @@ export const MAX_EMAIL_BATCHING_PERIOD_SECONDS = 7 * 24 * 60 * 60;
  * "none"), and the email batching period 1 second to 1 week.
  */
 export function checkSettingsValues(notificationSound: unknown, batchingPeriod: unknown): void {
-  if (typeof notificationSound === 'string' && !(NOTIFICATION_SOUNDS as readonly string[]).includes(notificationSound)) {
+  if (
+    typeof notificationSound === 'string' &&
+    !(NOTIFICATION_SOUNDS as readonly string[]).includes(notificationSound)
+  ) {
     throw Errors.badRequest(`Invalid notification sound '${notificationSound}'`);
   }
-  if (typeof batchingPeriod === 'number' && (batchingPeriod <= 0 || batchingPeriod > MAX_EMAIL_BATCHING_PERIOD_SECONDS)) {
+  if (
+    typeof batchingPeriod === 'number' &&
+    (batchingPeriod <= 0 || batchingPeriod > MAX_EMAIL_BATCHING_PERIOD_SECONDS)
+  ) {
     throw Errors.badRequest(`Invalid email batching period: ${batchingPeriod} seconds`);
   }
 }

@@ -96,32 +96,30 @@ export class GroupMembershipRepository {
   }
 
   /** Direct members (active users only) and direct subgroups of each group, for API output. */
-  async directMembership(
-    groupIds: number[],
-  ): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
+  async directMembership(groupIds: number[]): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
     const out = new Map<number, { members: number[]; subgroups: number[] }>();
     for (const id of groupIds) out.set(id, { members: [], subgroups: [] });
     if (groupIds.length === 0) return out;
-    const members = (await this.em.query(
+    const members = await this.em.query<Array<{ g: number; u: number }>>(
       `SELECT m.user_group_id AS g, m.user_profile_id AS u
          FROM user_group_membership m JOIN user_profile p ON p.id = m.user_profile_id
         WHERE m.user_group_id = ANY($1) AND p.is_active
         ORDER BY m.user_profile_id`,
       [groupIds],
-    )) as Array<{ g: number; u: number }>;
+    );
     for (const r of members) out.get(r.g)!.members.push(r.u);
-    const subs = (await this.em.query(
+    const subs = await this.em.query<Array<{ g: number; s: number }>>(
       `SELECT supergroup_id AS g, subgroup_id AS s FROM group_group_membership
         WHERE supergroup_id = ANY($1) ORDER BY subgroup_id`,
       [groupIds],
-    )) as Array<{ g: number; s: number }>;
+    );
     for (const r of subs) out.get(r.g)!.subgroups.push(r.s);
     return out;
   }
 
   /** Is `userId` an active, direct member of `groupId` or of any group nested in it? */
   async isRecursiveMember(groupId: number, userId: number): Promise<boolean> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<unknown[]>(
       `WITH RECURSIVE groups(id) AS (
            SELECT $1::int
          UNION
@@ -132,13 +130,13 @@ export class GroupMembershipRepository {
         WHERE m.user_profile_id = $2 AND p.is_active
         LIMIT 1`,
       [groupId, userId],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 
   /** All active users in `groupId`, directly or through nested subgroups. */
   async recursiveMemberIds(groupId: number): Promise<number[]> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `WITH RECURSIVE groups(id) AS (
            SELECT $1::int
          UNION
@@ -148,13 +146,13 @@ export class GroupMembershipRepository {
          JOIN user_profile p ON p.id = m.user_profile_id
         WHERE p.is_active ORDER BY 1`,
       [groupId],
-    )) as Array<{ id: number }>;
+    );
     return rows.map((r) => r.id);
   }
 
   /** The ids of every group `userId` belongs to, directly or as a member of a subgroup. */
   async groupIdsOfUser(userId: number): Promise<number[]> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `WITH RECURSIVE groups(id) AS (
            SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
          UNION
@@ -162,16 +160,16 @@ export class GroupMembershipRepository {
        )
        SELECT id FROM groups ORDER BY id`,
       [userId],
-    )) as Array<{ id: number }>;
+    );
     return rows.map((r) => r.id);
   }
 
   async activeUserIdsInRealm(realmId: number, ids: number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `SELECT id FROM user_profile WHERE realm_id = $1 AND id = ANY($2) AND is_active`,
       [realmId, dbIds(ids)],
-    )) as Array<{ id: number }>;
+    );
     return rows.map((r) => r.id);
   }
 
@@ -200,7 +198,9 @@ export class GroupMembershipRepository {
     const graph = new Map<number, GroupNode>();
     const roots = dbIds(rootIds);
     if (roots.length === 0) return graph;
-    const rows = (await this.em.query(
+    const rows = await this.em.query<
+      Array<{ id: number; name: string | null; is_system_group: boolean; members: number[]; subgroups: number[] }>
+    >(
       `WITH RECURSIVE walk(id) AS (
            SELECT unnest($1::int[])
          UNION
@@ -218,7 +218,7 @@ export class GroupMembershipRepository {
                   FROM group_group_membership s WHERE s.supergroup_id = g.id), '{}') END AS subgroups
          FROM user_group g JOIN walk ON walk.id = g.id`,
       [roots],
-    )) as Array<{ id: number; name: string | null; is_system_group: boolean; members: number[]; subgroups: number[] }>;
+    );
     for (const r of rows) {
       graph.set(r.id, {
         id: r.id,
@@ -293,7 +293,7 @@ export class GroupMembershipRepository {
   async namedGroupsWithRecursiveSubgroups(realmId: number, ids: number[]): Promise<UserGroup[]> {
     const roots = dbIds(ids);
     if (roots.length === 0) return [];
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `WITH RECURSIVE walk(id) AS (
            SELECT id FROM user_group WHERE realm_id = $1 AND id = ANY($2::int[]) AND name IS NOT NULL
          UNION
@@ -303,7 +303,7 @@ export class GroupMembershipRepository {
        )
        SELECT id FROM walk`,
       [realmId, roots],
-    )) as Array<{ id: number }>;
+    );
     return this.findGroupsInRealm(
       realmId,
       rows.map((r) => r.id),
@@ -312,7 +312,7 @@ export class GroupMembershipRepository {
 
   /** Every named group nested in `groupId` (not the group itself), sorted. */
   async recursiveStrictSubgroupIds(groupId: number): Promise<number[]> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `WITH RECURSIVE walk(id) AS (
            SELECT subgroup_id FROM group_group_membership WHERE supergroup_id = $1
          UNION
@@ -320,18 +320,18 @@ export class GroupMembershipRepository {
        )
        SELECT id FROM walk ORDER BY id`,
       [groupId],
-    )) as Array<{ id: number }>;
+    );
     return rows.map((r) => r.id);
   }
 
   /** Direct supergroups of a group: named ones that are not deactivated, and anonymous ones. */
   async directSupergroups(groupId: number): Promise<{ activeNamed: number[]; anonymous: number[] }> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number; anonymous: boolean; deactivated: boolean }>>(
       `SELECT g.id, g.name IS NULL AS anonymous, g.deactivated
          FROM group_group_membership ggm JOIN user_group g ON g.id = ggm.supergroup_id
         WHERE ggm.subgroup_id = $1 ORDER BY g.id`,
       [groupId],
-    )) as Array<{ id: number; anonymous: boolean; deactivated: boolean }>;
+    );
     return {
       activeNamed: rows.filter((r) => !r.anonymous && !r.deactivated).map((r) => r.id),
       anonymous: rows.filter((r) => r.anonymous).map((r) => r.id),
@@ -365,24 +365,28 @@ export class GroupMembershipRepository {
     groupIds: number[],
   ): Promise<Array<{ channelId: number; settings: string[] }>> {
     if (groupIds.length === 0) return [];
-    const table = (await this.em.query(`SELECT to_regclass('stream') IS NOT NULL AS present`)) as Array<{
-      present: boolean;
-    }>;
+    const table = await this.em.query<Array<{ present: boolean }>>(
+      `SELECT to_regclass('stream') IS NOT NULL AS present`,
+    );
     if (!table[0]?.present) return [];
-    const columns = (await this.em.query(
+    const columns = await this.em.query<Array<{ column_name: string }>>(
       `SELECT column_name FROM information_schema.columns
         WHERE table_schema = current_schema() AND table_name = 'stream' ORDER BY ordinal_position`,
-    )) as Array<{ column_name: string }>;
+    );
     const names = columns.map((c) => c.column_name);
     const settings = names.filter((n) => /^can_[a-z_]+_group$/.test(n));
     if (settings.length === 0 || !names.includes('realm_id')) return [];
-    const archived = names.includes('deactivated') ? 'deactivated' : names.includes('is_archived') ? 'is_archived' : null;
+    const archived = names.includes('deactivated')
+      ? 'deactivated'
+      : names.includes('is_archived')
+        ? 'is_archived'
+        : null;
     const select = settings.map((s) => `"${s}"`).join(', ');
     const where = settings.map((s) => `"${s}" = ANY($2::int[])`).join(' OR ');
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<Record<string, number | null>>>(
       `SELECT id, ${select} FROM stream WHERE realm_id = $1 ${archived ? `AND NOT "${archived}"` : ''} AND (${where}) ORDER BY id`,
       [realmId, groupIds],
-    )) as Array<Record<string, number | null>>;
+    );
     return rows.map((r) => ({
       channelId: Number(r.id),
       settings: settings.filter((s) => r[s] !== null && groupIds.includes(Number(r[s]))),
@@ -390,19 +394,20 @@ export class GroupMembershipRepository {
   }
 
   async allActiveUserIdsInRealm(realmId: number): Promise<number[]> {
-    const rows = (await this.em.query(`SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`, [
-      realmId,
-    ])) as Array<{ id: number }>;
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      [realmId],
+    );
     return rows.map((r) => r.id);
   }
 
   /** Named groups (system groups included) a user is a direct member of. */
   async namedGroupIdsWithDirectMember(userId: number): Promise<number[]> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `SELECT g.id FROM user_group_membership m JOIN user_group g ON g.id = m.user_group_id
         WHERE m.user_profile_id = $1 AND g.name IS NOT NULL ORDER BY g.id`,
       [userId],
-    )) as Array<{ id: number }>;
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -66,7 +66,10 @@ describe('group-setting values', () => {
       ),
     ).toBe(true);
     expect(
-      groupSettingValuesEqual({ direct_members: [1], direct_subgroups: [] }, { direct_members: [1], direct_subgroups: [5] }),
+      groupSettingValuesEqual(
+        { direct_members: [1], direct_subgroups: [] },
+        { direct_members: [1], direct_subgroups: [5] },
+      ),
     ).toBe(false);
   });
 });

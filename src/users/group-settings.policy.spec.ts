@@ -47,7 +47,8 @@ const HOLDERS: Record<SystemGroupName, number[]> = {
 describe('hasSystemGroupPermission', () => {
   const cases: Array<[SystemGroupName, number, boolean]> = [];
   for (const group of GROUPS) {
-    for (const role of [OWNER, ADMIN, MODERATOR, MEMBER, GUEST]) cases.push([group, role, HOLDERS[group].includes(role)]);
+    for (const role of [OWNER, ADMIN, MODERATOR, MEMBER, GUEST])
+      cases.push([group, role, HOLDERS[group].includes(role)]);
   }
 
   it.each(cases)('%s, active role %i → %s', (group, role, expected) => {
@@ -112,7 +113,12 @@ describe('group graphs', () => {
     [41, { id: 41, systemName: null, directMemberIds: [4], directSubgroupIds: [40] }],
     [50, { id: 50, systemName: null, directMemberIds: [5], directSubgroupIds: [31] }],
   ]);
-  const user = (id: number, role = MEMBER, extra: Partial<Actor> = {}): Actor => ({ id, role, isActive: true, ...extra });
+  const user = (id: number, role = MEMBER, extra: Partial<Actor> = {}): Actor => ({
+    id,
+    role,
+    isActive: true,
+    ...extra,
+  });
 
   it('finds direct members', () => {
     expect(isInGroup(user(1), 10, graph)).toBe(true);

@@ -175,7 +175,12 @@ export class GroupSettingsService {
    * not be role:everyone; system groups are answered from the role; other groups (named or
    * anonymous) by their nested membership.
    */
-  async hasPermission(realmId: number, actor: Actor, groupId: number, settingAllowsEveryone: boolean): Promise<boolean> {
+  async hasPermission(
+    realmId: number,
+    actor: Actor,
+    groupId: number,
+    settingAllowsEveryone: boolean,
+  ): Promise<boolean> {
     if (!actor.isActive) return false;
     if (!guestMayHold(actor, settingAllowsEveryone)) return false;
     if (!isDbId(groupId)) return false;

@@ -18,6 +18,10 @@ export function isBuiltInView(fragment: string): boolean {
 }
 
 /** The API dict of a view (get_navigation_view_dict). */
-export function navigationViewDict(view: NavigationView): { fragment: string; is_pinned: boolean; name: string | null } {
+export function navigationViewDict(view: NavigationView): {
+  fragment: string;
+  is_pinned: boolean;
+  name: string | null;
+} {
   return { fragment: view.fragment, is_pinned: view.isPinned, name: view.name };
 }

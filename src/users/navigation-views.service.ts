@@ -53,7 +53,12 @@ export class NavigationViewsService {
     });
   }
 
-  async update(auth: AuthContext, fragment: string, isPinned: boolean | undefined, name: string | undefined): Promise<void> {
+  async update(
+    auth: AuthContext,
+    fragment: string,
+    isPinned: boolean | undefined,
+    name: string | undefined,
+  ): Promise<void> {
     const userId = auth.user.id;
     if (isBuiltInView(fragment) && name !== undefined) {
       throw Errors.badRequest('Built-in views cannot have a custom name.');

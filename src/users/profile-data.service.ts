@@ -93,7 +93,9 @@ export class ProfileDataService {
       if (existing && existing.value === text) continue;
       const rendered = isRenderableFieldType(field.fieldType) ? renderProfileText(text) : null;
       await this.values.upsertValue(userId, field.id, text, rendered);
-      const changed = rendered ? { id: field.id, value: text, rendered_value: rendered } : { id: field.id, value: text };
+      const changed = rendered
+        ? { id: field.id, value: text, rendered_value: rendered }
+        : { id: field.id, value: text };
       this.notify(realmId, userId, changed, recipients);
     }
   }

@@ -94,7 +94,8 @@ export function parseProfileData(raw: unknown): ProfileDataEntry[] {
     if (!item || typeof item !== 'object' || Array.isArray(item)) throw Errors.badRequest(`${at} is not a dict`);
     const obj = item as Record<string, unknown>;
     if (!('id' in obj)) throw Errors.badRequest(`${at}["id"] field is missing: Field required`);
-    if (typeof obj.id !== 'number' || !Number.isInteger(obj.id)) throw Errors.badRequest(`${at}["id"] is not an integer`);
+    if (typeof obj.id !== 'number' || !Number.isInteger(obj.id))
+      throw Errors.badRequest(`${at}["id"] is not an integer`);
     if (!('value' in obj)) throw Errors.badRequest(`${at}["value"] field is missing: Field required`);
     const v = obj.value;
     const ok =
@@ -119,10 +120,7 @@ function escapeHtml(text: string): string {
 }
 
 function inline(text: string): string {
-  return escapeHtml(text).replace(
-    /\bhttps?:\/\/[^\s<]+[^\s<.,:;"')\]]/g,
-    (url) => `<a href="${url}">${url}</a>`,
-  );
+  return escapeHtml(text).replace(/\bhttps?:\/\/[^\s<]+[^\s<.,:;"')\]]/g, (url) => `<a href="${url}">${url}</a>`);
 }
 
 /**

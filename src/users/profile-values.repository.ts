@@ -24,14 +24,14 @@ export class ProfileValuesRepository {
 
   /** Values of the realm's users (all of them, or `userIds`), ordered by field order. */
   async valuesInRealm(realmId: number, userIds?: number[]): Promise<StoredProfileValue[]> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<StoredProfileValue[]>(
       `SELECT v.user_profile_id AS "userId", v.field_id AS "fieldId", f.field_type AS "fieldType",
               v.value, v.rendered_value AS "renderedValue"
          FROM custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id
         WHERE f.realm_id = $1 AND ($2::int[] IS NULL OR v.user_profile_id = ANY($2::int[]))
         ORDER BY v.user_profile_id, f."order", f.id`,
       [realmId, userIds ? dbIds(userIds) : null],
-    )) as StoredProfileValue[];
+    );
     return rows;
   }
 
@@ -57,11 +57,14 @@ export class ProfileValuesRepository {
   }
 
   /** Users of the realm among `ids`, with their state (person-picker validation). */
-  async usersInRealm(realmId: number, ids: number[]): Promise<Array<{ id: number; isActive: boolean; isBot: boolean }>> {
+  async usersInRealm(
+    realmId: number,
+    ids: number[],
+  ): Promise<Array<{ id: number; isActive: boolean; isBot: boolean }>> {
     if (ids.length === 0) return [];
-    return (await this.em.query(
+    return await this.em.query<Array<{ id: number; isActive: boolean; isBot: boolean }>>(
       `SELECT id, is_active AS "isActive", is_bot AS "isBot" FROM user_profile WHERE realm_id = $1 AND id = ANY($2::int[])`,
       [realmId, dbIds(ids)],
-    )) as Array<{ id: number; isActive: boolean; isBot: boolean }>;
+    );
   }
 }

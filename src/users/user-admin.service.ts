@@ -131,15 +131,31 @@ export class UserAdminService {
     const [oldPrimary] = oldGroups;
     const [newPrimary] = newGroups;
     if (oldPrimary !== newPrimary) {
-      this.send(realmId, { type: 'user_group', op: 'remove_members', group_id: oldPrimary, user_ids: [target.id] }, recipients);
-      this.send(realmId, { type: 'user_group', op: 'add_members', group_id: newPrimary, user_ids: [target.id] }, recipients);
+      this.send(
+        realmId,
+        { type: 'user_group', op: 'remove_members', group_id: oldPrimary, user_ids: [target.id] },
+        recipients,
+      );
+      this.send(
+        realmId,
+        { type: 'user_group', op: 'add_members', group_id: newPrimary, user_ids: [target.id] },
+        recipients,
+      );
     }
     const wasFull = oldGroups.includes(fullMembers);
     const isFull = newGroups.includes(fullMembers);
     if (wasFull && !isFull) {
-      this.send(realmId, { type: 'user_group', op: 'remove_members', group_id: fullMembers, user_ids: [target.id] }, recipients);
+      this.send(
+        realmId,
+        { type: 'user_group', op: 'remove_members', group_id: fullMembers, user_ids: [target.id] },
+        recipients,
+      );
     } else if (!wasFull && isFull) {
-      this.send(realmId, { type: 'user_group', op: 'add_members', group_id: fullMembers, user_ids: [target.id] }, recipients);
+      this.send(
+        realmId,
+        { type: 'user_group', op: 'add_members', group_id: fullMembers, user_ids: [target.id] },
+        recipients,
+      );
     }
     target.role = role;
     this.invalidateAfterCommit(target.id);
@@ -156,7 +172,11 @@ export class UserAdminService {
     const users = await this.repository.activeUsersInRealm(realm.id);
     const visibility = target.settings.email_address_visibility;
     const seeing = users.filter((u) => u.id === target.id || canSeeDeliveryEmail(u.role, visibility)).map((u) => u.id);
-    this.send(realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: newEmail } }, seeing);
+    this.send(
+      realm.id,
+      { type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: newEmail } },
+      seeing,
+    );
     const all = users.map((u) => u.id);
     if (target.avatarSource === 'G') {
       const url = gravatarUrl(newEmail, target.avatarVersion);
@@ -177,7 +197,11 @@ export class UserAdminService {
       );
     }
     if (visibility === EmailVisibility.EVERYONE) {
-      this.send(realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } }, all);
+      this.send(
+        realm.id,
+        { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } },
+        all,
+      );
     }
     this.invalidateAfterCommit(target.id);
   }
@@ -213,10 +237,18 @@ export class UserAdminService {
   private async setActive(realmId: number, user: UserProfile, active: boolean): Promise<void> {
     await this.repository.update(user.id, { isActive: active });
     const recipients = await this.recipients(realmId);
-    this.send(realmId, { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: active } }, recipients);
+    this.send(
+      realmId,
+      { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: active } },
+      recipients,
+    );
     if (active) {
       for (const groupId of await this.groups.namedGroupIdsWithDirectMember(user.id)) {
-        this.send(realmId, { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] }, recipients);
+        this.send(
+          realmId,
+          { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] },
+          recipients,
+        );
       }
     }
     this.invalidateAfterCommit(user.id);
@@ -243,7 +275,11 @@ export class UserAdminService {
       const host = this.realms.realmHost(realm);
       const roles = new Map(users.map((u) => [u.id, u.role]));
       const person = (viewerId: number) => ({
-        ...userDict(user, { viewer: { id: viewerId, role: roles.get(viewerId) ?? Role.GUEST }, realmHost: host, clientGravatar: false }),
+        ...userDict(user, {
+          viewer: { id: viewerId, role: roles.get(viewerId) ?? Role.GUEST },
+          realmHost: host,
+          clientGravatar: false,
+        }),
         profile_data: {},
       });
       this.events.sendOnCommit(

@@ -6,7 +6,7 @@ import { ErrorCode, Errors, ZulipError } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
-import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, SystemGroupName } from '../realm/system-groups';
+import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS } from '../realm/system-groups';
 import { UserGroup } from '../realm/user-group.entity';
 import { UserProfile } from './user.entity';
 import { GroupMembershipRepository } from './group-membership.repository';
@@ -114,7 +114,7 @@ export class UserGroupsService {
       out[property] =
         def === 'group_creator'
           ? await this.membership.insertAnonymousGroup(realmId, [creatorId], [])
-          : system.get(def as SystemGroupName)!;
+          : system.get(def)!;
     }
     return out as unknown as GroupSettingColumns;
   }
@@ -257,7 +257,11 @@ export class UserGroupsService {
   }
 
   /** POST /user_groups/{id}/subgroups. */
-  async updateSubgroups(auth: AuthContext, groupId: number, changes: { add?: number[]; delete?: number[] }): Promise<void> {
+  async updateSubgroups(
+    auth: AuthContext,
+    groupId: number,
+    changes: { add?: number[]; delete?: number[] },
+  ): Promise<void> {
     const { add = [], delete: remove = [] } = changes;
     if (add.length === 0 && remove.length === 0) {
       throw Errors.badRequest('Nothing to do. Specify at least one of "add" or "delete".');
@@ -291,7 +295,8 @@ export class UserGroupsService {
     const group = await this.accessForMembership(auth, groupId, userIds, 'can_join_group', 'can_add_members_group');
     const users = await this.activeUsersOrThrow(realmId, userIds);
     const existing = new Set(await this.membership.directActiveMemberIds(group.id));
-    for (const id of users) if (existing.has(id)) throw Errors.badRequest(`User ${id} is already a member of this group`);
+    for (const id of users)
+      if (existing.has(id)) throw Errors.badRequest(`User ${id} is already a member of this group`);
     await this.membership.addMembers(group.id, users);
     await this.sendToRealm(realmId, { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: users });
   }
@@ -299,13 +304,7 @@ export class UserGroupsService {
   private async removeMembers(auth: AuthContext, groupId: number, userIds: number[]): Promise<void> {
     const realmId = auth.realm.id;
     const users = await this.activeUsersOrThrow(realmId, userIds);
-    const group = await this.accessForMembership(
-      auth,
-      groupId,
-      userIds,
-      'can_leave_group',
-      'can_remove_members_group',
-    );
+    const group = await this.accessForMembership(auth, groupId, userIds, 'can_leave_group', 'can_remove_members_group');
     const existing = new Set(await this.membership.directActiveMemberIds(group.id));
     for (const id of userIds) {
       if (!existing.has(id)) throw Errors.badRequest(`There is no member '${id}' in this user group`);
@@ -387,14 +386,10 @@ export class UserGroupsService {
         const dict = (await this.query.groupDicts(realmId, [fresh]))[0];
         const update = { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: false } };
         // Clients that keep deactivated groups update their copy; the others learn the group anew.
-        this.events.sendOnCommit(
-          realmId,
-          update,
-          await this.membership.allActiveUserIdsInRealm(realmId),
-          (queue) =>
-            queue.options.clientCapabilities.include_deactivated_groups === true
-              ? update
-              : { type: 'user_group', op: 'add', group: dict },
+        this.events.sendOnCommit(realmId, update, await this.membership.allActiveUserIdsInRealm(realmId), (queue) =>
+          queue.options.clientCapabilities.include_deactivated_groups === true
+            ? update
+            : { type: 'user_group', op: 'add', group: dict },
         );
       }
       for (const setting of USER_GROUP_SETTING_NAMES) {
@@ -404,9 +399,15 @@ export class UserGroupsService {
         const currentId = group[property] as number;
         const diff = await this.groupSettings.changeFor(realmId, change, currentId);
         if (!diff) continue;
-        const newId = await this.groupSettings.parseForSetting(realmId, setting, diff.next, USER_GROUP_SETTINGS[setting], {
-          currentGroupId: currentId,
-        });
+        const newId = await this.groupSettings.parseForSetting(
+          realmId,
+          setting,
+          diff.next,
+          USER_GROUP_SETTINGS[setting],
+          {
+            currentGroupId: currentId,
+          },
+        );
         await this.membership.updateGroup(group.id, { [property]: newId });
         (group as unknown as Record<string, number>)[property] = newId;
         await this.groupSettings.dropIfAnonymous(realmId, currentId, newId);
@@ -458,7 +459,9 @@ export class UserGroupsService {
       objections.push({ type: 'channel', channel_id: channel.channelId, settings: channel.settings });
     }
     for (const g of await this.membership.activeNamedGroupsUsingSettingValues(realm.id, using)) {
-      const settings = USER_GROUP_SETTING_NAMES.filter((s) => using.includes(g[USER_GROUP_SETTING_PROPERTY[s]] as number));
+      const settings = USER_GROUP_SETTING_NAMES.filter((s) =>
+        using.includes(g[USER_GROUP_SETTING_PROPERTY[s]] as number),
+      );
       if (settings.length > 0) objections.push({ type: 'user_group', group_id: g.id, settings });
     }
     const realmSettings = REALM_GROUP_SETTING_NAMES.filter((s) => using.includes(realm[s]));

@@ -69,7 +69,11 @@ export class UsersController {
   }
 
   @Patch(':user')
-  async update(@CurrentUser() auth: AuthContext, @Param('user') segment: string, @Args(UpdateUserArgs) args: UpdateUserArgs) {
+  async update(
+    @CurrentUser() auth: AuthContext,
+    @Param('user') segment: string,
+    @Args(UpdateUserArgs) args: UpdateUserArgs,
+  ) {
     await this.admin.updateUser(auth, userRef(segment), {
       fullName: args.full_name,
       newEmail: args.new_email,

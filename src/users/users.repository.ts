@@ -78,11 +78,11 @@ export class UsersRepository {
 
   async maxMessageId(): Promise<number> {
     // Messages arrive with the messaging module; until then there are none.
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ has_table: boolean }>>(
       `SELECT to_regclass('message') IS NOT NULL AS has_table`,
-    )) as Array<{ has_table: boolean }>;
+    );
     if (!rows[0]?.has_table) return -1;
-    const max = (await this.em.query(`SELECT coalesce(max(id), -1) AS id FROM message`)) as Array<{ id: string }>;
+    const max = await this.em.query<Array<{ id: string }>>(`SELECT coalesce(max(id), -1) AS id FROM message`);
     return Number(max[0].id);
   }
 
@@ -93,22 +93,26 @@ export class UsersRepository {
 
   /** The realm's active users (recipients of realm-wide events), with their roles. */
   async activeUsersInRealm(realmId: number): Promise<Array<{ id: number; role: number }>> {
-    return (await this.em.query(`SELECT id, role FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`, [
-      realmId,
-    ])) as Array<{ id: number; role: number }>;
+    return await this.em.query<Array<{ id: number; role: number }>>(
+      `SELECT id, role FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      [realmId],
+    );
   }
 
   /** Active human owners of the realm (Realm.get_human_owner_users). */
   async humanOwnerIds(realmId: number): Promise<number[]> {
-    const rows = (await this.em.query(
+    const rows = await this.em.query<Array<{ id: number }>>(
       `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active AND NOT is_bot AND role = 100 ORDER BY id`,
       [realmId],
-    )) as Array<{ id: number }>;
+    );
     return rows.map((r) => r.id);
   }
 
   async activeBotsOwnedBy(userId: number): Promise<UserProfile[]> {
-    return this.em.find(UserProfile, { where: { botOwnerId: userId, isBot: true, isActive: true }, order: { id: 'ASC' } });
+    return this.em.find(UserProfile, {
+      where: { botOwnerId: userId, isBot: true, isActive: true },
+      order: { id: 'ASC' },
+    });
   }
 
   async lockUser(realmId: number, id: number): Promise<UserProfile | null> {

@@ -25,6 +25,7 @@ function IsTopicsPolicy(): PropertyDecorator {
   });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface UpdateRealmArgs extends Partial<Record<RealmGroupSettingName, unknown>> {
   allow_message_editing?: boolean;
   description?: string;

@@ -30,7 +30,8 @@ export function IsGroupSettingValue(options?: ValidationOptions): PropertyDecora
       validator: {
         validate: (value: unknown, args?: ValidationArguments) =>
           passes(parseGroupSettingValue, args?.property ?? 'value', value),
-        defaultMessage: (args?: ValidationArguments) => (args ? firstError(parseGroupSettingValue, args) : 'Invalid value'),
+        defaultMessage: (args?: ValidationArguments) =>
+          args ? firstError(parseGroupSettingValue, args) : 'Invalid value',
       },
     },
     options,
@@ -45,7 +46,8 @@ export function IsGroupSettingChange(options?: ValidationOptions): PropertyDecor
       validator: {
         validate: (value: unknown, args?: ValidationArguments) =>
           passes(parseGroupSettingChange, args?.property ?? 'value', value),
-        defaultMessage: (args?: ValidationArguments) => (args ? firstError(parseGroupSettingChange, args) : 'Invalid value'),
+        defaultMessage: (args?: ValidationArguments) =>
+          args ? firstError(parseGroupSettingChange, args) : 'Invalid value',
       },
     },
     options,

@@ -70,7 +70,10 @@ const ROLE_MESSAGE = 'Invalid role: Value error, Not in the list of possible val
 function IsRole(): PropertyDecorator {
   return ValidateBy({
     name: 'isRole',
-    validator: { validate: (value: unknown) => ROLE_CODES.includes(value as number), defaultMessage: () => ROLE_MESSAGE },
+    validator: {
+      validate: (value: unknown) => ROLE_CODES.includes(value as number),
+      defaultMessage: () => ROLE_MESSAGE,
+    },
   });
 }
 

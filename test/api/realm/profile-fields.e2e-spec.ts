@@ -67,7 +67,14 @@ describe('custom profile fields', () => {
   describe('POST /realm/profile_fields', () => {
     it('creates a field of each type and sends the full list in a custom_profile_fields event', async () => {
       const q = await queue(t, HAMLET, ['custom_profile_fields']);
-      const id = await createOk({ name: '  Team  ', hint: 'Your team', field_type: 1, display_in_profile_summary: true, required: true, editable_by_user: false });
+      const id = await createOk({
+        name: '  Team  ',
+        hint: 'Your team',
+        field_type: 1,
+        display_in_profile_summary: true,
+        required: true,
+        editable_by_user: false,
+      });
       const fields = await list();
       const field = fields.find((f) => f.id === id)!;
       expect(field).toEqual({
@@ -85,13 +92,26 @@ describe('custom profile fields', () => {
       expect(await events(t, q)).toEqual([{ type: 'custom_profile_fields', fields }]);
 
       await createOk({ name: 'Essay', field_type: 2 });
-      await createOk({ name: 'Shirt size', field_type: 3, field_data: { s: { text: 'Small', order: '1' }, l: { text: 'Large', order: '2' } } });
+      await createOk({
+        name: 'Shirt size',
+        field_type: 3,
+        field_data: { s: { text: 'Small', order: '1' }, l: { text: 'Large', order: '2' } },
+      });
       await createOk({ name: 'Start date', field_type: 4 });
       await createOk({ name: 'Homepage', field_type: 5 });
       await createOk({ name: 'Buddy', field_type: 6 });
-      await createOk({ name: 'Profile', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'https://example.com/u/%(username)s' } });
+      await createOk({
+        name: 'Profile',
+        field_type: 7,
+        field_data: { subtype: 'custom', url_pattern: 'https://example.com/u/%(username)s' },
+      });
       await createOk({ name: 'They', field_type: 8 });
-      const twitter = await createOk({ name: 'ignored', hint: 'ignored', field_type: 7, field_data: { subtype: 'twitter' } });
+      const twitter = await createOk({
+        name: 'ignored',
+        hint: 'ignored',
+        field_type: 7,
+        field_data: { subtype: 'twitter' },
+      });
       expect((await list()).find((f) => f.id === twitter)).toMatchObject({
         name: 'Twitter',
         hint: 'Enter your Twitter username',
@@ -105,46 +125,89 @@ describe('custom profile fields', () => {
     it('checks the parameters in Zulip order', async () => {
       const err = (params: Record<string, unknown>, msg: string, code = 'BAD_REQUEST') =>
         create(params).then((res) => expectError(res, 'post', PATH, msg, code));
-      const res = await t.http().post(`/api/v1${PATH}`).auth(...(await t.auth(IAGO))).type('form').send({ name: 'x', field_type: 'text id' });
+      const res = await t
+        .http()
+        .post(`/api/v1${PATH}`)
+        .auth(...(await t.auth(IAGO)))
+        .type('form')
+        .send({ name: 'x', field_type: 'text id' });
       expectError(res, 'post', PATH, 'field_type is not valid JSON');
       await err({ name: 'x', field_type: '"1"' }, 'field_type is not an integer');
       const missing = await create({ name: 'x' });
       expect(missing.status).toBe(400);
-      expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', msg: "Missing 'field_type' argument", var_name: 'field_type' });
+      expect(missing.body).toMatchObject({
+        code: 'REQUEST_VARIABLE_MISSING',
+        msg: "Missing 'field_type' argument",
+        var_name: 'field_type',
+      });
       await err({ name: '', field_type: 100 }, 'Label cannot be blank.');
       await err({ name: '   ', field_type: 1 }, 'Label cannot be blank.');
       await err({ name: 'x'.repeat(41), field_type: 100 }, 'name is too long (limit: 40 characters)');
       await err({ name: 'Phone', field_type: 100 }, 'Invalid field type.');
       await err({ name: 'Phone', hint: 'x'.repeat(81), field_type: 1 }, 'hint is too long (limit: 80 characters)');
-      await err({ name: 'x'.repeat(41), hint: 'x'.repeat(81), field_type: 1 }, 'hint is too long (limit: 80 characters)');
+      await err(
+        { name: 'x'.repeat(41), hint: 'x'.repeat(81), field_type: 1 },
+        'hint is too long (limit: 80 characters)',
+      );
       await err({ name: 'Phone number', field_type: 1 }, 'A field with that label already exists.');
-      await err({ name: 'Long', field_type: 2, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.');
-      await err({ name: 'Person', field_type: 6, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.');
+      await err(
+        { name: 'Long', field_type: 2, display_in_profile_summary: true },
+        'Field type not supported for display in profile summary.',
+      );
+      await err(
+        { name: 'Person', field_type: 6, display_in_profile_summary: true },
+        'Field type not supported for display in profile summary.',
+      );
       await err({ name: 'x', field_type: 1, field_data: [] }, 'field_data is not a dict');
       await err({ name: 'x', field_type: 1, required: 'yes' }, 'required is not valid JSON');
       await err({ name: 'x', field_type: 1, editable_by_user: 1 }, 'editable_by_user is not a boolean');
     });
 
     it('validates list options and external accounts before the label', async () => {
-      const err = (params: Record<string, unknown>, msg: string) => create(params).then((res) => expectError(res, 'post', PATH, msg));
+      const err = (params: Record<string, unknown>, msg: string) =>
+        create(params).then((res) => expectError(res, 'post', PATH, msg));
       await err({ name: '', field_type: 3, field_data: {} }, 'Field must have at least one choice.');
       await err({ name: 'x', field_type: 3 }, 'Field must have at least one choice.');
-      await err({ name: 'x', field_type: 3, field_data: { '': { text: 'a', order: '1' } } }, "'value' cannot be blank.");
+      await err(
+        { name: 'x', field_type: 3, field_data: { '': { text: 'a', order: '1' } } },
+        "'value' cannot be blank.",
+      );
       await err({ name: 'x', field_type: 3, field_data: { a: { order: '1' } } }, 'text key is missing from field_data');
-      await err({ name: 'x', field_type: 3, field_data: { a: { text: '', order: '1' } } }, 'field_data["text"] cannot be blank.');
-      await err({ name: 'x', field_type: 3, field_data: { a: { text: 1, order: '1' } } }, 'field_data["text"] is not a string');
+      await err(
+        { name: 'x', field_type: 3, field_data: { a: { text: '', order: '1' } } },
+        'field_data["text"] cannot be blank.',
+      );
+      await err(
+        { name: 'x', field_type: 3, field_data: { a: { text: 1, order: '1' } } },
+        'field_data["text"] is not a string',
+      );
       await err({ name: 'x', field_type: 3, field_data: { a: 'b' } }, 'field_data is not a dict');
-      await err({ name: 'x', field_type: 3, field_data: { a: { text: 'a', order: '1', extra: 'y' } } }, 'Unexpected arguments: extra');
+      await err(
+        { name: 'x', field_type: 3, field_data: { a: { text: 'a', order: '1', extra: 'y' } } },
+        'Unexpected arguments: extra',
+      );
       await err(
         { name: 'x', field_type: 3, field_data: { a: { text: 'Same', order: '1' }, b: { text: 'Same', order: '2' } } },
         'Field must not have duplicate choices.',
       );
       await err({ name: '', field_type: 7, field_data: {} }, 'subtype key is missing from field_data');
       await err({ name: 'x', field_type: 7, field_data: { subtype: 'myspace' } }, 'Invalid external account type');
-      await err({ name: 'x', field_type: 7, field_data: { subtype: 'custom' } }, 'Custom external account must define URL pattern');
-      await err({ name: 'x', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'https://x.com/' } }, "URL pattern must contain '%(username)s'.");
-      await err({ name: 'x', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'not a url %(username)s' } }, 'field_data["url_pattern"] is not a URL');
-      await err({ name: 'x', field_type: 7, field_data: { subtype: 'github' } }, 'A field with that label already exists.');
+      await err(
+        { name: 'x', field_type: 7, field_data: { subtype: 'custom' } },
+        'Custom external account must define URL pattern',
+      );
+      await err(
+        { name: 'x', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'https://x.com/' } },
+        "URL pattern must contain '%(username)s'.",
+      );
+      await err(
+        { name: 'x', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'not a url %(username)s' } },
+        'field_data["url_pattern"] is not a URL',
+      );
+      await err(
+        { name: 'x', field_type: 7, field_data: { subtype: 'github' } },
+        'A field with that label already exists.',
+      );
     });
 
     it('allows at most two fields in the profile summary', async () => {
@@ -157,7 +220,13 @@ describe('custom profile fields', () => {
 
     it('is for administrators only', async () => {
       for (const email of [HAMLET, SHIVA, POLONIUS]) {
-        expectError(await create({ name: 'x', field_type: 1 }, email), 'post', PATH, 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+        expectError(
+          await create({ name: 'x', field_type: 1 }, email),
+          'post',
+          PATH,
+          'Must be an organization administrator',
+          'UNAUTHORIZED_PRINCIPAL',
+        );
       }
       expectSuccess(await create({ name: 'By owner', field_type: 1 }, DESDEMONA), 'post', PATH);
     });
@@ -165,9 +234,17 @@ describe('custom profile fields', () => {
 
   describe('PATCH, DELETE and reorder', () => {
     it('updates a field, removing values of deleted options', async () => {
-      const id = await createOk({ name: 'Color', field_type: 3, field_data: { r: { text: 'Red', order: '1' }, g: { text: 'Green', order: '2' } } });
+      const id = await createOk({
+        name: 'Color',
+        field_type: 3,
+        field_data: { r: { text: 'Red', order: '1' }, g: { text: 'Green', order: '2' } },
+      });
       const hamlet = await userId(t, HAMLET);
-      expectSuccess(await api(t, 'patch', `/users/${hamlet}`, IAGO, { profile_data: [{ id, value: 'g' }] }), 'patch', '/users/{user_id}');
+      expectSuccess(
+        await api(t, 'patch', `/users/${hamlet}`, IAGO, { profile_data: [{ id, value: 'g' }] }),
+        'patch',
+        '/users/{user_id}',
+      );
       const q = await queue(t, HAMLET, ['custom_profile_fields']);
       const res = await api(t, 'patch', `${PATH}/${id}`, IAGO, {
         name: 'Colour',
@@ -180,7 +257,13 @@ describe('custom profile fields', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '' });
       const field = (await list()).find((f) => f.id === id)!;
-      expect(field).toMatchObject({ name: 'Colour', hint: 'Pick one', field_data: '{"r":{"text":"Red","order":"1"}}', required: true, editable_by_user: false });
+      expect(field).toMatchObject({
+        name: 'Colour',
+        hint: 'Pick one',
+        field_data: '{"r":{"text":"Red","order":"1"}}',
+        required: true,
+        editable_by_user: false,
+      });
       expect((await events(t, q))[0]).toMatchObject({ type: 'custom_profile_fields' });
       const user = await api(t, 'get', `/users/${hamlet}`, IAGO, { include_custom_profile_fields: true });
       expect((user.body.user.profile_data as Record<string, unknown>)[String(id)]).toBeUndefined();
@@ -204,7 +287,10 @@ describe('custom profile fields', () => {
       const notFound = await api(t, 'patch', `${PATH}/abc`, IAGO, { name: 'x' });
       expect(notFound.status).toBe(404);
       const member = await api(t, 'patch', `${PATH}/${id}`, HAMLET, { name: 'x' });
-      expect(member.body).toMatchObject({ code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
+      expect(member.body).toMatchObject({
+        code: 'UNAUTHORIZED_PRINCIPAL',
+        msg: 'Must be an organization administrator',
+      });
     });
 
     it('deletes a field with its values', async () => {
@@ -233,8 +319,19 @@ describe('custom profile fields', () => {
       expect(after.map((f) => f.id)).toEqual(reversed);
       expect(after.map((f) => f.order)).toEqual(reversed.map((_, i) => i));
       expect(await events(t, q)).toEqual([{ type: 'custom_profile_fields', fields: after }]);
-      expectError(await api(t, 'patch', PATH, IAGO, { order: reversed.slice(1) }), 'patch', PATH, 'Invalid order mapping.');
-      expectError(await api(t, 'patch', PATH, HAMLET, { order: reversed }), 'patch', PATH, 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+      expectError(
+        await api(t, 'patch', PATH, IAGO, { order: reversed.slice(1) }),
+        'patch',
+        PATH,
+        'Invalid order mapping.',
+      );
+      expectError(
+        await api(t, 'patch', PATH, HAMLET, { order: reversed }),
+        'patch',
+        PATH,
+        'Must be an organization administrator',
+        'UNAUTHORIZED_PRINCIPAL',
+      );
     });
   });
 });

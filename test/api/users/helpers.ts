@@ -37,8 +37,18 @@ export async function api(
 ): Promise<Response> {
   const url = `/api/v1${path}`;
   const auth = await t.auth(email);
-  if (method === 'get') return t.http().get(url).auth(...auth).query(encode(params));
-  return t.http()[method](url).auth(...auth).type('form').send(encode(params));
+  if (method === 'get')
+    return t
+      .http()
+      .get(url)
+      .auth(...auth)
+      .query(encode(params));
+  return t
+    .http()
+    [method](url)
+    .auth(...auth)
+    .type('form')
+    .send(encode(params));
 }
 
 /** Checks the body against Zulip's OpenAPI document when it documents the operation. */
@@ -61,7 +71,11 @@ export function expectError(
   code = 'BAD_REQUEST',
   status = 400,
 ): void {
-  expect({ status: res.status, code: (res.body as { code?: string }).code, msg: (res.body as { msg?: string }).msg }).toEqual({
+  expect({
+    status: res.status,
+    code: (res.body as { code?: string }).code,
+    msg: (res.body as { msg?: string }).msg,
+  }).toEqual({
     status,
     code,
     msg,

@@ -35,7 +35,16 @@ describe('user groups', () => {
     for (const email of [IAGO, DESDEMONA, SHIVA, HAMLET, OTHELLO, CORDELIA, PROSPERO, POLONIUS, AARON, ZOE]) {
       ids[email] = await userId(t, email);
     }
-    for (const name of ['nobody', 'owners', 'administrators', 'moderators', 'fullmembers', 'members', 'everyone', 'internet']) {
+    for (const name of [
+      'nobody',
+      'owners',
+      'administrators',
+      'moderators',
+      'fullmembers',
+      'members',
+      'everyone',
+      'internet',
+    ]) {
       sys[name] = await groupId(t, `role:${name}`);
     }
   });
@@ -154,7 +163,12 @@ describe('user groups', () => {
     });
 
     it('rejects unknown and deactivated members, before checking the name', async () => {
-      expectError(await create(IAGO, { name: '', members: [1111] }), 'post', '/user_groups/create', 'Invalid user ID: 1111');
+      expectError(
+        await create(IAGO, { name: '', members: [1111] }),
+        'post',
+        '/user_groups/create',
+        'Invalid user ID: 1111',
+      );
       await t.dataSource.query(`UPDATE user_profile SET is_active = false WHERE id = $1`, [ids[PROSPERO]]);
       try {
         expectError(
@@ -219,12 +233,20 @@ describe('user groups', () => {
         'Invalid user ID: 9999',
       );
       expectError(
-        await create(IAGO, { name: fresh(), can_join_group: { direct_members: [ids[HAMLET]], direct_subgroups: [9999] } }),
+        await create(IAGO, {
+          name: fresh(),
+          can_join_group: { direct_members: [ids[HAMLET]], direct_subgroups: [9999] },
+        }),
         'post',
         path,
         'Invalid user group ID: 9999',
       );
-      expectError(await create(IAGO, { name: fresh(), can_join_group: JSON.stringify('x') }), 'post', path, 'can_join_group is not a dict');
+      expectError(
+        await create(IAGO, { name: fresh(), can_join_group: JSON.stringify('x') }),
+        'post',
+        path,
+        'can_join_group is not a dict',
+      );
       expectError(
         await create(IAGO, { name: fresh(), can_join_group: { direct_members: [] } }),
         'post',
@@ -248,7 +270,11 @@ describe('user groups', () => {
         'Invalid user group ID: 123456',
       );
       const gone = await createOk(IAGO, { name: fresh() });
-      expectSuccess(await api(t, 'post', `/user_groups/${gone}/deactivate`, IAGO), 'post', '/user_groups/{user_group_id}/deactivate');
+      expectSuccess(
+        await api(t, 'post', `/user_groups/${gone}/deactivate`, IAGO),
+        'post',
+        '/user_groups/{user_group_id}/deactivate',
+      );
       expectError(
         await create(IAGO, { name: fresh(), subgroups: [gone] }),
         'post',
@@ -270,7 +296,12 @@ describe('user groups', () => {
     });
 
     it('is refused to guests and bots before parameters are read', async () => {
-      expectError(await api(t, 'post', '/user_groups/create', POLONIUS), 'post', '/user_groups/create', 'Not allowed for guest users');
+      expectError(
+        await api(t, 'post', '/user_groups/create', POLONIUS),
+        'post',
+        '/user_groups/create',
+        'Not allowed for guest users',
+      );
       expectError(
         await api(t, 'post', '/user_groups/create', DEFAULT_BOT),
         'post',
@@ -288,7 +319,12 @@ describe('user groups', () => {
       );
       try {
         for (const email of [HAMLET, SHIVA]) {
-          expectError(await api(t, 'post', '/user_groups/create', email), 'post', '/user_groups/create', 'Insufficient permission');
+          expectError(
+            await api(t, 'post', '/user_groups/create', email),
+            'post',
+            '/user_groups/create',
+            'Insufficient permission',
+          );
         }
         await createOk(IAGO, { name: fresh() });
       } finally {
@@ -319,7 +355,12 @@ describe('user groups', () => {
       await listGroups(HAMLET);
       await listGroups(SHIVA);
       expectError(await api(t, 'get', '/user_groups', POLONIUS), 'get', '/user_groups', 'Not allowed for guest users');
-      expectError(await api(t, 'get', '/user_groups', DEFAULT_BOT), 'get', '/user_groups', 'This endpoint does not accept bot requests.');
+      expectError(
+        await api(t, 'get', '/user_groups', DEFAULT_BOT),
+        'get',
+        '/user_groups',
+        'This endpoint does not accept bot requests.',
+      );
     });
   });
 
@@ -371,7 +412,7 @@ describe('user groups', () => {
     it('refuses unknown, anonymous and deactivated groups', async () => {
       const path = '/user_groups/999999/members';
       expectError(await api(t, 'get', path, HAMLET), 'get', path, 'Invalid user group');
-      const anonymous = (await group(outer)).can_manage_group as unknown;
+      const anonymous = (await group(outer)).can_manage_group;
       expect(typeof anonymous).toBe('object');
       const [{ id: anonId }] = await t.dataSource.query<Array<{ id: number }>>(
         `SELECT can_manage_group AS id FROM user_group WHERE id = $1`,
@@ -380,8 +421,20 @@ describe('user groups', () => {
       expectError(await api(t, 'get', `/user_groups/${anonId}/members`, HAMLET), 'get', path, 'Invalid user group');
       const gone = await createOk(IAGO, { name: fresh() });
       await api(t, 'post', `/user_groups/${gone}/deactivate`, IAGO);
-      expectError(await api(t, 'get', `/user_groups/${gone}/members`, HAMLET), 'get', path, 'User group is deactivated.');
-      expectError(await api(t, 'get', '/user_groups/abc/members', HAMLET), 'get', path, 'Not Found', 'BAD_REQUEST', 404);
+      expectError(
+        await api(t, 'get', `/user_groups/${gone}/members`, HAMLET),
+        'get',
+        path,
+        'User group is deactivated.',
+      );
+      expectError(
+        await api(t, 'get', '/user_groups/abc/members', HAMLET),
+        'get',
+        path,
+        'Not Found',
+        'BAD_REQUEST',
+        404,
+      );
     });
   });
 
@@ -391,7 +444,11 @@ describe('user groups', () => {
     it('adds and removes members, with add_members and remove_members events', async () => {
       const id = await createOk(HAMLET, { name: fresh() });
       const q = await queue(t, ZOE, ['user_group']);
-      expectSuccess(await api(t, 'post', `/user_groups/${id}/members`, HAMLET, { add: [ids[OTHELLO], ids[ZOE]] }), 'post', path);
+      expectSuccess(
+        await api(t, 'post', `/user_groups/${id}/members`, HAMLET, { add: [ids[OTHELLO], ids[ZOE]] }),
+        'post',
+        path,
+      );
       expectSuccess(await api(t, 'post', `/user_groups/${id}/members`, HAMLET, { delete: [ids[ZOE]] }), 'post', path);
       expect((await group(id)).members).toEqual([ids[OTHELLO]]);
       expect(await events(t, q)).toEqual([
@@ -409,10 +466,25 @@ describe('user groups', () => {
         path,
         'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".',
       );
-      expectError(await api(t, 'post', url, HAMLET, { add: [ids[OTHELLO]] }), 'post', path, `User ${ids[OTHELLO]} is already a member of this group`);
+      expectError(
+        await api(t, 'post', url, HAMLET, { add: [ids[OTHELLO]] }),
+        'post',
+        path,
+        `User ${ids[OTHELLO]} is already a member of this group`,
+      );
       expectError(await api(t, 'post', url, HAMLET, { add: [9999] }), 'post', path, 'Invalid user ID: 9999');
-      expectError(await api(t, 'post', url, HAMLET, { delete: [ids[ZOE]] }), 'post', path, `There is no member '${ids[ZOE]}' in this user group`);
-      expectError(await api(t, 'post', '/user_groups/999999/members', HAMLET, { add: [ids[ZOE]] }), 'post', path, 'Invalid user group');
+      expectError(
+        await api(t, 'post', url, HAMLET, { delete: [ids[ZOE]] }),
+        'post',
+        path,
+        `There is no member '${ids[ZOE]}' in this user group`,
+      );
+      expectError(
+        await api(t, 'post', '/user_groups/999999/members', HAMLET, { add: [ids[ZOE]] }),
+        'post',
+        path,
+        'Invalid user group',
+      );
       expectError(await api(t, 'post', url, HAMLET, { add: 'x' }), 'post', path, 'add is not valid JSON');
     });
 
@@ -442,7 +514,12 @@ describe('user groups', () => {
       expectSuccess(await api(t, 'post', url, ZOE, { add: [ids[ZOE]] }), 'post', path);
       expectError(await api(t, 'post', url, ZOE, { add: [ids[AARON]] }), 'post', path, 'Insufficient permission');
       expectSuccess(await api(t, 'post', url, ZOE, { delete: [ids[ZOE]] }), 'post', path);
-      expectError(await api(t, 'post', url, OTHELLO, { delete: [ids[OTHELLO]] }), 'post', path, 'Insufficient permission');
+      expectError(
+        await api(t, 'post', url, OTHELLO, { delete: [ids[OTHELLO]] }),
+        'post',
+        path,
+        'Insufficient permission',
+      );
       // can_add_members_group / can_remove_members_group.
       expectSuccess(
         await api(t, 'patch', patch, HAMLET, {
@@ -459,8 +536,18 @@ describe('user groups', () => {
 
     it('never edits system groups, and refuses guests', async () => {
       const url = `/user_groups/${sys.members}/members`;
-      expectError(await api(t, 'post', url, DESDEMONA, { add: [ids[POLONIUS]] }), 'post', path, 'Insufficient permission');
-      expectError(await api(t, 'post', `/user_groups/${sys.members}/members`, POLONIUS, { add: [1] }), 'post', path, 'Not allowed for guest users');
+      expectError(
+        await api(t, 'post', url, DESDEMONA, { add: [ids[POLONIUS]] }),
+        'post',
+        path,
+        'Insufficient permission',
+      );
+      expectError(
+        await api(t, 'post', `/user_groups/${sys.members}/members`, POLONIUS, { add: [1] }),
+        'post',
+        path,
+        'Not allowed for guest users',
+      );
     });
   });
 
@@ -494,8 +581,18 @@ describe('user groups', () => {
       const b = await createOk(IAGO, { name: fresh(), subgroups: [a] });
       const c = await createOk(IAGO, { name: fresh(), subgroups: [b] });
       const q = await queue(t, HAMLET, ['user_group']);
-      expectError(await api(t, 'post', `/user_groups/${b}/subgroups`, IAGO, {}), 'post', path, 'Nothing to do. Specify at least one of "add" or "delete".');
-      expectError(await api(t, 'post', `/user_groups/${b}/subgroups`, IAGO, { add: [a] }), 'post', path, `User group ${a} is already a subgroup of this group.`);
+      expectError(
+        await api(t, 'post', `/user_groups/${b}/subgroups`, IAGO, {}),
+        'post',
+        path,
+        'Nothing to do. Specify at least one of "add" or "delete".',
+      );
+      expectError(
+        await api(t, 'post', `/user_groups/${b}/subgroups`, IAGO, { add: [a] }),
+        'post',
+        path,
+        `User group ${a} is already a subgroup of this group.`,
+      );
       expectError(
         await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { add: [c] }),
         'post',
@@ -508,15 +605,45 @@ describe('user groups', () => {
         path,
         `User group ${a} is already a subgroup of one of the passed subgroups.`,
       );
-      expectError(await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { add: [123456] }), 'post', path, 'Invalid user group ID: 123456');
-      expectError(await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { delete: [c] }), 'post', path, `User group ${c} is not a subgroup of this group.`);
-      expectError(await api(t, 'post', '/user_groups/999999/subgroups', IAGO, { add: [a] }), 'post', path, 'Invalid user group');
-      expectError(await api(t, 'post', `/user_groups/${sys.members}/subgroups`, DESDEMONA, { add: [a] }), 'post', path, 'Insufficient permission');
+      expectError(
+        await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { add: [123456] }),
+        'post',
+        path,
+        'Invalid user group ID: 123456',
+      );
+      expectError(
+        await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { delete: [c] }),
+        'post',
+        path,
+        `User group ${c} is not a subgroup of this group.`,
+      );
+      expectError(
+        await api(t, 'post', '/user_groups/999999/subgroups', IAGO, { add: [a] }),
+        'post',
+        path,
+        'Invalid user group',
+      );
+      expectError(
+        await api(t, 'post', `/user_groups/${sys.members}/subgroups`, DESDEMONA, { add: [a] }),
+        'post',
+        path,
+        'Insufficient permission',
+      );
       const gone = await createOk(IAGO, { name: fresh() });
       await api(t, 'post', `/user_groups/${gone}/deactivate`, IAGO);
-      expectError(await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { add: [gone] }), 'post', path, 'User group is deactivated.');
+      expectError(
+        await api(t, 'post', `/user_groups/${a}/subgroups`, IAGO, { add: [gone] }),
+        'post',
+        path,
+        'User group is deactivated.',
+      );
       // A failing delete rolls back the add of the same request.
-      expectError(await api(t, 'post', `/user_groups/${c}/subgroups`, IAGO, { add: [a], delete: [999999] }), 'post', path, 'Invalid user group ID: 999999');
+      expectError(
+        await api(t, 'post', `/user_groups/${c}/subgroups`, IAGO, { add: [a], delete: [999999] }),
+        'post',
+        path,
+        'Invalid user group ID: 999999',
+      );
       expect((await group(c)).direct_subgroup_ids).toEqual([b]);
       // Only the creation and deactivation of `gone` happened: failed requests send nothing.
       expect((await events(t, q)).map((e) => [e.op, e.group_id ?? (e.group as Group).id])).toEqual([
@@ -527,23 +654,54 @@ describe('user groups', () => {
 
     it('adding needs can_add_members_group; removing needs can_manage_group', async () => {
       const a = await createOk(IAGO, { name: fresh() });
-      const top = await createOk(IAGO, { name: fresh(), can_add_members_group: { direct_members: [ids[OTHELLO]], direct_subgroups: [] } });
-      expectError(await api(t, 'post', `/user_groups/${top}/subgroups`, HAMLET, { add: [a] }), 'post', path, 'Insufficient permission');
+      const top = await createOk(IAGO, {
+        name: fresh(),
+        can_add_members_group: { direct_members: [ids[OTHELLO]], direct_subgroups: [] },
+      });
+      expectError(
+        await api(t, 'post', `/user_groups/${top}/subgroups`, HAMLET, { add: [a] }),
+        'post',
+        path,
+        'Insufficient permission',
+      );
       expectSuccess(await api(t, 'post', `/user_groups/${top}/subgroups`, OTHELLO, { add: [a] }), 'post', path);
-      expectError(await api(t, 'post', `/user_groups/${top}/subgroups`, OTHELLO, { delete: [a] }), 'post', path, 'Insufficient permission');
+      expectError(
+        await api(t, 'post', `/user_groups/${top}/subgroups`, OTHELLO, { delete: [a] }),
+        'post',
+        path,
+        'Insufficient permission',
+      );
       expectSuccess(await api(t, 'post', `/user_groups/${top}/subgroups`, IAGO, { delete: [a] }), 'post', path);
-      expectError(await api(t, 'post', `/user_groups/${top}/subgroups`, POLONIUS, { add: [a] }), 'post', path, 'Not allowed for guest users');
+      expectError(
+        await api(t, 'post', `/user_groups/${top}/subgroups`, POLONIUS, { add: [a] }),
+        'post',
+        path,
+        'Not allowed for guest users',
+      );
     });
 
     it('lets members of a nested group hold a permission', async () => {
       const managers = await createOk(IAGO, { name: fresh('managers'), members: [ids[AARON]] });
       const wrapper = await createOk(IAGO, { name: fresh('wrapper'), subgroups: [managers] });
       const target = await createOk(IAGO, { name: fresh(), can_manage_group: wrapper });
-      expectSuccess(await api(t, 'patch', `/user_groups/${target}`, AARON, { description: 'by aaron' }), 'patch', '/user_groups/{user_group_id}');
-      expectError(await api(t, 'patch', `/user_groups/${target}`, ZOE, { description: 'by zoe' }), 'patch', '/user_groups/{user_group_id}', 'Insufficient permission');
+      expectSuccess(
+        await api(t, 'patch', `/user_groups/${target}`, AARON, { description: 'by aaron' }),
+        'patch',
+        '/user_groups/{user_group_id}',
+      );
+      expectError(
+        await api(t, 'patch', `/user_groups/${target}`, ZOE, { description: 'by zoe' }),
+        'patch',
+        '/user_groups/{user_group_id}',
+        'Insufficient permission',
+      );
       // A deactivated member holds nothing.
       await t.dataSource.query(`UPDATE user_profile SET is_active = false WHERE id = $1`, [ids[AARON]]);
-      const members = expectSuccess(await api(t, 'get', `/user_groups/${target}/members`, HAMLET), 'get', '/user_groups/{user_group_id}/members');
+      const members = expectSuccess(
+        await api(t, 'get', `/user_groups/${target}/members`, HAMLET),
+        'get',
+        '/user_groups/{user_group_id}/members',
+      );
       expect(members.members).toEqual([]);
       await t.dataSource.query(`UPDATE user_profile SET is_active = true WHERE id = $1`, [ids[AARON]]);
     });
@@ -561,7 +719,9 @@ describe('user groups', () => {
           name,
           description: 'New description',
           can_mention_group: { new: sys.members, old: sys.everyone },
-          can_manage_group: { new: { direct_members: [ids[HAMLET], ids[OTHELLO]], direct_subgroups: [sys.administrators] } },
+          can_manage_group: {
+            new: { direct_members: [ids[HAMLET], ids[OTHELLO]], direct_subgroups: [sys.administrators] },
+          },
         }),
         'patch',
         path,
@@ -571,7 +731,10 @@ describe('user groups', () => {
         name,
         description: 'New description',
         can_mention_group: sys.members,
-        can_manage_group: { direct_members: [ids[HAMLET], ids[OTHELLO]].sort((a, b) => a - b), direct_subgroups: [sys.administrators] },
+        can_manage_group: {
+          direct_members: [ids[HAMLET], ids[OTHELLO]].sort((a, b) => a - b),
+          direct_subgroups: [sys.administrators],
+        },
       });
       expect(await events(t, q)).toEqual([
         { type: 'user_group', op: 'update', group_id: id, data: { name } },
@@ -580,15 +743,27 @@ describe('user groups', () => {
         { type: 'user_group', op: 'update', group_id: id, data: { can_mention_group: sys.members } },
       ]);
       // Unchanged values send nothing.
-      expectSuccess(await api(t, 'patch', `/user_groups/${id}`, IAGO, { name, can_mention_group: { new: sys.members } }), 'patch', path);
+      expectSuccess(
+        await api(t, 'patch', `/user_groups/${id}`, IAGO, { name, can_mention_group: { new: sys.members } }),
+        'patch',
+        path,
+      );
       expect(await events(t, q)).toEqual([]);
     });
 
     it('updates an anonymous setting in place and drops it when a named group replaces it', async () => {
       const id = await createOk(IAGO, { name: fresh() });
-      const [{ g: before }] = await t.dataSource.query<Array<{ g: number }>>(`SELECT can_manage_group AS g FROM user_group WHERE id = $1`, [id]);
-      await api(t, 'patch', `/user_groups/${id}`, IAGO, { can_manage_group: { new: { direct_members: [ids[ZOE]], direct_subgroups: [sys.moderators] } } });
-      const [{ g: after }] = await t.dataSource.query<Array<{ g: number }>>(`SELECT can_manage_group AS g FROM user_group WHERE id = $1`, [id]);
+      const [{ g: before }] = await t.dataSource.query<Array<{ g: number }>>(
+        `SELECT can_manage_group AS g FROM user_group WHERE id = $1`,
+        [id],
+      );
+      await api(t, 'patch', `/user_groups/${id}`, IAGO, {
+        can_manage_group: { new: { direct_members: [ids[ZOE]], direct_subgroups: [sys.moderators] } },
+      });
+      const [{ g: after }] = await t.dataSource.query<Array<{ g: number }>>(
+        `SELECT can_manage_group AS g FROM user_group WHERE id = $1`,
+        [id],
+      );
       expect(after).toBe(before);
       await api(t, 'patch', `/user_groups/${id}`, IAGO, { can_manage_group: { new: sys.moderators } });
       const left = await t.dataSource.query(`SELECT 1 FROM user_group WHERE id = $1`, [before]);
@@ -601,36 +776,108 @@ describe('user groups', () => {
       const res = await api(t, 'patch', url, IAGO, { can_mention_group: { new: sys.members, old: sys.moderators } });
       expectError(res, 'patch', path, "'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
       expectError(
-        await api(t, 'patch', url, IAGO, { can_manage_group: { new: sys.members, old: { direct_members: [ids[HAMLET]], direct_subgroups: [] } } }),
+        await api(t, 'patch', url, IAGO, {
+          can_manage_group: { new: sys.members, old: { direct_members: [ids[HAMLET]], direct_subgroups: [] } },
+        }),
         'patch',
         path,
         "'old' value does not match the expected value.",
         'EXPECTATION_MISMATCH',
       );
       expectSuccess(
-        await api(t, 'patch', url, IAGO, { can_manage_group: { new: sys.members, old: { direct_members: [ids[IAGO]], direct_subgroups: [] } } }),
+        await api(t, 'patch', url, IAGO, {
+          can_manage_group: { new: sys.members, old: { direct_members: [ids[IAGO]], direct_subgroups: [] } },
+        }),
         'patch',
         path,
       );
-      expectError(await api(t, 'patch', url, IAGO, { can_manage_group: { new: sys.everyone } }), 'patch', path, "'can_manage_group' setting cannot be set to 'role:everyone' group.");
-      expectError(await api(t, 'patch', url, IAGO, { can_mention_group: { new: sys.internet } }), 'patch', path, "'can_mention_group' setting cannot be set to 'role:internet' group.");
-      expectError(await api(t, 'patch', url, IAGO, { can_mention_group: { new: 999999 } }), 'patch', path, 'Invalid user group');
-      expectError(await api(t, 'patch', url, IAGO, { can_mention_group: sys.members }), 'patch', path, 'can_mention_group is not a dict');
-      expectError(await api(t, 'patch', url, IAGO, { can_mention_group: { old: sys.members } }), 'patch', path, 'can_mention_group["new"] field is missing: Field required');
+      expectError(
+        await api(t, 'patch', url, IAGO, { can_manage_group: { new: sys.everyone } }),
+        'patch',
+        path,
+        "'can_manage_group' setting cannot be set to 'role:everyone' group.",
+      );
+      expectError(
+        await api(t, 'patch', url, IAGO, { can_mention_group: { new: sys.internet } }),
+        'patch',
+        path,
+        "'can_mention_group' setting cannot be set to 'role:internet' group.",
+      );
+      expectError(
+        await api(t, 'patch', url, IAGO, { can_mention_group: { new: 999999 } }),
+        'patch',
+        path,
+        'Invalid user group',
+      );
+      expectError(
+        await api(t, 'patch', url, IAGO, { can_mention_group: sys.members }),
+        'patch',
+        path,
+        'can_mention_group is not a dict',
+      );
+      expectError(
+        await api(t, 'patch', url, IAGO, { can_mention_group: { old: sys.members } }),
+        'patch',
+        path,
+        'can_mention_group["new"] field is missing: Field required',
+      );
       expectError(await api(t, 'patch', url, IAGO, {}), 'patch', path, 'No new data supplied');
-      expectError(await api(t, 'patch', url, IAGO, { name: 'role:x' }), 'patch', path, "User group name cannot start with 'role:'.");
-      expectError(await api(t, 'patch', url, IAGO, { name: 'hamletcharacters' }), 'patch', path, "User group 'hamletcharacters' already exists.");
-      expectError(await api(t, 'patch', '/user_groups/999999', IAGO, { name: 'x' }), 'patch', path, 'Invalid user group');
+      expectError(
+        await api(t, 'patch', url, IAGO, { name: 'role:x' }),
+        'patch',
+        path,
+        "User group name cannot start with 'role:'.",
+      );
+      expectError(
+        await api(t, 'patch', url, IAGO, { name: 'hamletcharacters' }),
+        'patch',
+        path,
+        "User group 'hamletcharacters' already exists.",
+      );
+      expectError(
+        await api(t, 'patch', '/user_groups/999999', IAGO, { name: 'x' }),
+        'patch',
+        path,
+        'Invalid user group',
+      );
     });
 
     it('needs can_manage_group (or can_manage_all_groups); system groups are never editable', async () => {
       const id = await createOk(HAMLET, { name: fresh() });
-      expectError(await api(t, 'patch', `/user_groups/${id}`, OTHELLO, { description: 'x' }), 'patch', path, 'Insufficient permission');
-      expectError(await api(t, 'patch', `/user_groups/${id}`, SHIVA, { description: 'x' }), 'patch', path, 'Insufficient permission');
-      expectSuccess(await api(t, 'patch', `/user_groups/${id}`, HAMLET, { description: 'by the creator' }), 'patch', path);
-      expectSuccess(await api(t, 'patch', `/user_groups/${id}`, IAGO, { description: 'by an administrator' }), 'patch', path);
-      expectError(await api(t, 'patch', `/user_groups/${sys.members}`, DESDEMONA, { description: 'x' }), 'patch', path, 'Insufficient permission');
-      expectError(await api(t, 'patch', `/user_groups/${id}`, POLONIUS, { description: 'x' }), 'patch', path, 'Not allowed for guest users');
+      expectError(
+        await api(t, 'patch', `/user_groups/${id}`, OTHELLO, { description: 'x' }),
+        'patch',
+        path,
+        'Insufficient permission',
+      );
+      expectError(
+        await api(t, 'patch', `/user_groups/${id}`, SHIVA, { description: 'x' }),
+        'patch',
+        path,
+        'Insufficient permission',
+      );
+      expectSuccess(
+        await api(t, 'patch', `/user_groups/${id}`, HAMLET, { description: 'by the creator' }),
+        'patch',
+        path,
+      );
+      expectSuccess(
+        await api(t, 'patch', `/user_groups/${id}`, IAGO, { description: 'by an administrator' }),
+        'patch',
+        path,
+      );
+      expectError(
+        await api(t, 'patch', `/user_groups/${sys.members}`, DESDEMONA, { description: 'x' }),
+        'patch',
+        path,
+        'Insufficient permission',
+      );
+      expectError(
+        await api(t, 'patch', `/user_groups/${id}`, POLONIUS, { description: 'x' }),
+        'patch',
+        path,
+        'Not allowed for guest users',
+      );
     });
   });
 
@@ -657,15 +904,28 @@ describe('user groups', () => {
       const legacy = await registerWithCapability(OTHELLO, false);
       expectSuccess(await api(t, 'post', `/user_groups/${id}/deactivate`, IAGO), 'post', path);
       expect((await group(id)).deactivated).toBe(true);
-      expect(await events(t, modern)).toEqual([{ type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } }]);
+      expect(await events(t, modern)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } },
+      ]);
       expect(await events(t, legacy)).toEqual([{ type: 'user_group', op: 'remove', group_id: id }]);
 
-      expectError(await api(t, 'post', `/user_groups/${id}/deactivate`, IAGO), 'post', path, 'User group is deactivated.');
+      expectError(
+        await api(t, 'post', `/user_groups/${id}/deactivate`, IAGO),
+        'post',
+        path,
+        'User group is deactivated.',
+      );
       // A deactivated group may still be renamed and is reactivated through PATCH.
-      expectSuccess(await api(t, 'patch', `/user_groups/${id}`, IAGO, { deactivated: false }), 'patch', '/user_groups/{user_group_id}');
+      expectSuccess(
+        await api(t, 'patch', `/user_groups/${id}`, IAGO, { deactivated: false }),
+        'patch',
+        '/user_groups/{user_group_id}',
+      );
       const g = await group(id);
       expect(g.deactivated).toBe(false);
-      expect(await events(t, modern)).toEqual([{ type: 'user_group', op: 'update', group_id: id, data: { deactivated: false } }]);
+      expect(await events(t, modern)).toEqual([
+        { type: 'user_group', op: 'update', group_id: id, data: { deactivated: false } },
+      ]);
       expect(await events(t, legacy)).toEqual([{ type: 'user_group', op: 'add', group: g }]);
     });
 
@@ -697,10 +957,30 @@ describe('user groups', () => {
 
     it('needs can_manage_group; system groups cannot be deactivated', async () => {
       const id = await createOk(HAMLET, { name: fresh() });
-      expectError(await api(t, 'post', `/user_groups/${id}/deactivate`, OTHELLO), 'post', path, 'Insufficient permission');
-      expectError(await api(t, 'post', `/user_groups/${id}/deactivate`, POLONIUS), 'post', path, 'Insufficient permission');
-      expectError(await api(t, 'post', `/user_groups/${sys.members}/deactivate`, DESDEMONA), 'post', path, 'Insufficient permission');
-      expectError(await api(t, 'post', '/user_groups/999999/deactivate', DESDEMONA), 'post', path, 'Invalid user group');
+      expectError(
+        await api(t, 'post', `/user_groups/${id}/deactivate`, OTHELLO),
+        'post',
+        path,
+        'Insufficient permission',
+      );
+      expectError(
+        await api(t, 'post', `/user_groups/${id}/deactivate`, POLONIUS),
+        'post',
+        path,
+        'Insufficient permission',
+      );
+      expectError(
+        await api(t, 'post', `/user_groups/${sys.members}/deactivate`, DESDEMONA),
+        'post',
+        path,
+        'Insufficient permission',
+      );
+      expectError(
+        await api(t, 'post', '/user_groups/999999/deactivate', DESDEMONA),
+        'post',
+        path,
+        'Invalid user group',
+      );
       expectSuccess(await api(t, 'post', `/user_groups/${id}/deactivate`, HAMLET), 'post', path);
     });
   });
