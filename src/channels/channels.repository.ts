@@ -228,10 +228,11 @@ export class ChannelsRepository {
     });
   }
 
-  async subscriptionsOfUserTo(userId: number, recipientIds: number[]): Promise<Subscription[]> {
-    if (recipientIds.length === 0) return [];
+  /** Active subscription rows of several users to several recipients. */
+  async activeSubscriptionRows(userIds: number[], recipientIds: number[]): Promise<Subscription[]> {
+    if (userIds.length === 0 || recipientIds.length === 0) return [];
     return this.em.find(Subscription, {
-      where: { userProfileId: userId, recipientId: In(recipientIds), active: true },
+      where: { userProfileId: In(userIds), recipientId: In(recipientIds), active: true },
     });
   }
 

@@ -535,13 +535,16 @@ export class SubscriptionsService {
       list.push(byRecipient.get(p.recipientId)!);
       perUser.set(p.userId, list);
     }
+    // One query for every new subscription row (not one per user).
     const subsByUser = new Map<number, Map<number, Subscription>>();
-    for (const [userId, list] of perUser) {
-      const subs = await this.channels.subscriptionsOfUserTo(
-        userId,
-        list.map((s) => s.recipientId!),
-      );
-      subsByUser.set(userId, new Map(subs.map((s) => [s.recipientId, s])));
+    const rows = await this.channels.activeSubscriptionRows(
+      [...perUser.keys()],
+      alteredStreams.map((s) => s.recipientId!),
+    );
+    for (const row of rows) {
+      let map = subsByUser.get(row.userProfileId);
+      if (!map) subsByUser.set(row.userProfileId, (map = new Map<number, Subscription>()));
+      map.set(row.recipientId, row);
     }
     for (const [userId, list] of perUser) {
       const subs = subsByUser.get(userId)!;

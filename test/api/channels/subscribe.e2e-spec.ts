@@ -1,4 +1,5 @@
 import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { countQueries } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
   call,
@@ -668,6 +669,35 @@ describe('POST /users/me/subscriptions', () => {
       const q = await openQueue(t, HAMLET, ['stream', 'subscription']);
       expectSuccess(await subscribe(HAMLET, { subscriptions: [{ name: 'Verona' }] }));
       expect(await takeEvents(t, q)).toEqual([]);
+    });
+  });
+
+  describe('query counts', () => {
+    it('subscribing or unsubscribing 1 or 7 users costs the same number of queries', async () => {
+      expectSuccess(await subscribe(IAGO, { subscriptions: [{ name: 'qc one' }, { name: 'qc two' }] }));
+      const others = ['ZOE@zulip.com', CORDELIA, HAMLET, OTHELLO, 'prospero@zulip.com', SHIVA, DESDEMONA];
+      const otherIds = await Promise.all(others.map((e) => userId(t, e)));
+      const aaron = await userId(t, 'AARON@zulip.com');
+      await subscribe(IAGO, { subscriptions: [{ name: 'Verona' }] }); // warm caches
+      const one = await countQueries(() =>
+        subscribe(IAGO, { subscriptions: [{ name: 'qc one' }], principals: [aaron] }),
+      );
+      const seven = await countQueries(() =>
+        subscribe(IAGO, { subscriptions: [{ name: 'qc two' }], principals: otherIds }),
+      );
+      expectSuccess(one.result);
+      expectSuccess(seven.result);
+      expect(Object.keys((seven.result.body as { subscribed: object }).subscribed)).toHaveLength(7);
+      expect(seven.count).toBe(one.count);
+
+      const leaveOne = await countQueries(() =>
+        call(t, 'delete', '/users/me/subscriptions', IAGO, { subscriptions: ['qc one'], principals: [aaron] }),
+      );
+      const leaveSeven = await countQueries(() =>
+        call(t, 'delete', '/users/me/subscriptions', IAGO, { subscriptions: ['qc two'], principals: otherIds }),
+      );
+      expectSuccess(leaveSeven.result);
+      expect(leaveSeven.count).toBe(leaveOne.count);
     });
   });
 
