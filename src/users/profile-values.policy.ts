@@ -1,4 +1,5 @@
 import { Errors } from '../common/errors/zulip-error';
+import { renderDescription } from '../markdown';
 import { FieldType, isUrl } from '../realm/custom-profile-fields.policy';
 
 /** A value of profile_data in PATCH /users: a string, a list of user ids (person picker), or null. */
@@ -115,45 +116,10 @@ export function isEmptyProfileValue(value: ProfileValue): boolean {
   return value === null || value.length === 0;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function inline(text: string): string {
-  return escapeHtml(text).replace(/\bhttps?:\/\/[^\s<]+[^\s<.,:;"')\]]/g, (url) => `<a href="${url}">${url}</a>`);
-}
-
 /**
- * HTML of a text field's value. Zulip renders these with its Markdown processor; until the
- * messaging module's renderer can be used from here, this covers what profile texts commonly
- * hold: paragraphs, line breaks, bulleted lists and bare links, with everything else escaped.
+ * HTML of a text field's value: Zulip renders these like channel descriptions (Markdown
+ * without link previews or realm data).
  */
 export function renderProfileText(text: string): string {
-  const blocks: string[] = [];
-  for (const chunk of text.replace(/\r\n?/g, '\n').split(/\n\s*\n/)) {
-    const lines = chunk.split('\n').filter((l) => l.trim() !== '');
-    let para: string[] = [];
-    let items: string[] = [];
-    const flushPara = () => {
-      if (para.length > 0) blocks.push(`<p>${para.map(inline).join('<br>\n')}</p>`);
-      para = [];
-    };
-    const flushList = () => {
-      if (items.length > 0) blocks.push(`<ul>\n${items.map((i) => `<li>${inline(i)}</li>`).join('\n')}\n</ul>`);
-      items = [];
-    };
-    for (const line of lines) {
-      const item = /^\s*[*+-]\s+(.*)$/.exec(line);
-      if (item) {
-        flushPara();
-        items.push(item[1]);
-      } else {
-        flushList();
-        para.push(line.trim());
-      }
-    }
-    flushPara();
-    flushList();
-  }
-  return blocks.join('\n');
+  return renderDescription(text);
 }
