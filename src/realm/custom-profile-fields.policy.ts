@@ -177,3 +177,15 @@ export function customProfileFieldDict(field: CustomProfileField): Record<string
   if (field.displayInProfileSummary) dict.display_in_profile_summary = true;
   return dict;
 }
+
+/** POST /register `realm_default_external_accounts`: the default external account types. */
+export function defaultExternalAccountsForApi(): Record<
+  string,
+  { name: string; text: string; hint: string; url_pattern: string }
+> {
+  const out: Record<string, { name: string; text: string; hint: string; url_pattern: string }> = {};
+  for (const [key, account] of Object.entries(DEFAULT_EXTERNAL_ACCOUNTS)) {
+    out[key] = { name: account.name, text: account.name, hint: account.hint, url_pattern: account.urlPattern };
+  }
+  return out;
+}

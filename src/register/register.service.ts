@@ -7,7 +7,7 @@ import { ChannelQueriesService } from '../channels/channel-queries.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
-import { CUSTOM_PROFILE_FIELD_TYPES } from '../realm/custom-profile-fields.policy';
+import { CUSTOM_PROFILE_FIELD_TYPES, defaultExternalAccountsForApi } from '../realm/custom-profile-fields.policy';
 import { CustomProfileFieldsService } from '../realm/custom-profile-fields.service';
 import { renderRealmDescription } from '../realm/realm-description';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
@@ -278,7 +278,7 @@ export class RegisterService {
         disabled: { name: 'None', id: 0 },
         jitsi_meet: { name: 'Jitsi Meet', id: 1 },
       },
-      realm_default_external_accounts: {},
+      realm_default_external_accounts: defaultExternalAccountsForApi(),
       max_file_upload_size_mib: 25,
       max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
