@@ -60,7 +60,8 @@ interface NarrowChannelRaw {
   subscribed: boolean;
 }
 
-const HIGHLIGHT = `'HighlightAll=TRUE, StartSel=<span class="highlight">, StopSel=</span>'`;
+/** ts_headline options: mark every match as Zulip's search highlight. */
+const HIGHLIGHT = `'HighlightAll=TRUE, StartSel="<span class=""highlight"">", StopSel=</span>'`;
 
 /**
  * SQL of GET /messages and of the other reads over a user's messages: the narrow query with
