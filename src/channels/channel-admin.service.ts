@@ -37,6 +37,7 @@ import {
   channelAdministrationAccess,
   ChannelActor,
   channelNameError,
+  cleanDescription,
   holdsGroupSetting,
   isRealmAdmin,
   parseMessageRetentionDays,
@@ -260,7 +261,7 @@ export class ChannelAdminService {
       }
 
       if (input.description !== undefined) {
-        const description = input.description.replace(/\n/g, ' ');
+        const description = cleanDescription(input.description.replace(/\n/g, ' '));
         const old = stream.description;
         const rendered = renderDescription(description);
         await this.channels.updateChannel(stream.id, { description, renderedDescription: rendered });

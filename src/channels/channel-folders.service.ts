@@ -7,7 +7,7 @@ import { runInTransaction } from '../database/transaction';
 import type { ChannelFolder } from './channel-folder.entity';
 import { renderDescription } from './channel-description';
 import { ChannelEvents } from './channel-events';
-import { channelFolderNameError } from './channels.policy';
+import { channelFolderNameError, cleanDescription } from './channels.policy';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { ChannelsRepository, isUniqueViolation } from './channels.repository';
 
@@ -51,7 +51,8 @@ export class ChannelFoldersService {
     return (await this.channels.activeUsers(realmId)).map((u) => u.id);
   }
 
-  async create(auth: AuthContext, name: string, description: string): Promise<number> {
+  async create(auth: AuthContext, name: string, rawDescription: string): Promise<number> {
+    const description = cleanDescription(rawDescription);
     return runInTransaction(this.dataSource, async () => {
       const realmId = auth.realm.id;
       await this.checkName(realmId, name);
@@ -72,7 +73,11 @@ export class ChannelFoldersService {
     return (await this.folders.listInRealm(auth.realm.id, includeArchived)).map(channelFolderDict);
   }
 
-  async update(auth: AuthContext, folderId: number, input: UpdateFolderInput): Promise<void> {
+  async update(auth: AuthContext, folderId: number, raw: UpdateFolderInput): Promise<void> {
+    const input = {
+      ...raw,
+      description: raw.description === undefined ? undefined : cleanDescription(raw.description),
+    };
     await runInTransaction(this.dataSource, async () => {
       const realmId = auth.realm.id;
       const folder = await this.folders.findByIdInRealm(realmId, folderId);

@@ -248,6 +248,27 @@ export function parseMessageRetentionDays(
   return { ok: false, error: `Bad value for 'message_retention_days': ${shown}` };
 }
 
+/**
+ * Descriptions are free text, but PostgreSQL text cannot hold NUL; like CommonMark, replace it
+ * with U+FFFD instead of failing.
+ */
+export function cleanDescription(text: string): string {
+  return text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text;
+}
+
+/**
+ * A topic that cannot be stored (it contains NUL): the error text, as Zulip's topic validation
+ * words it, or undefined.
+ */
+export function topicCharacterError(topic: string): string | undefined {
+  let position = 0;
+  for (const ch of topic) {
+    position++;
+    if (ch === '\0') return `Invalid character in topic, at position ${position}!`;
+  }
+  return undefined;
+}
+
 /** Topic placeholders that mean the empty topic (DECISIONS #9). */
 export function normalizeTopicPlaceholder(topic: string, emptyTopicDisplayName: string): string {
   return topic === '(no topic)' || topic === emptyTopicDisplayName ? '' : topic;

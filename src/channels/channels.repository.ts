@@ -73,13 +73,16 @@ export class ChannelsRepository {
 
   /** Case-insensitive name lookup (archived channels included). */
   findByNameInRealm(realmId: number, name: string): Promise<Stream | null> {
+    // PostgreSQL text cannot hold NUL: no channel has such a name, and it must not reach SQL.
+    if (name.includes('\0')) return Promise.resolve(null);
     return this.em
       .createQueryBuilder(Stream, 's')
       .where('s.realm_id = :realmId AND upper(s.name) = upper(:name)', { realmId, name })
       .getOne();
   }
 
-  async findByNamesInRealm(realmId: number, names: string[]): Promise<Stream[]> {
+  async findByNamesInRealm(realmId: number, allNames: string[]): Promise<Stream[]> {
+    const names = allNames.filter((n) => !n.includes('\0'));
     if (names.length === 0) return [];
     return this.em
       .createQueryBuilder(Stream, 's')
@@ -342,7 +345,8 @@ export class ChannelsRepository {
     return this.userRows(`WHERE realm_id = $1 AND id = ANY($2)`, [realmId, valid]);
   }
 
-  async usersByDeliveryEmails(realmId: number, emails: string[]): Promise<RealmUserRow[]> {
+  async usersByDeliveryEmails(realmId: number, allEmails: string[]): Promise<RealmUserRow[]> {
+    const emails = allEmails.filter((e) => !e.includes('\0'));
     if (emails.length === 0) return [];
     return this.userRows(`WHERE realm_id = $1 AND lower(delivery_email) = ANY($2)`, [
       realmId,

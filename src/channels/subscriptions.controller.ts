@@ -4,6 +4,7 @@ import { CurrentUser, NoGuests } from '../common/auth/decorators';
 import { Errors } from '../common/errors/zulip-error';
 import { Args } from '../common/http/params';
 import { ChannelQueriesService } from './channel-queries.service';
+import { topicCharacterError } from './channels.policy';
 import {
   parseChannelNames,
   parsePrincipals,
@@ -83,6 +84,8 @@ export class SubscriptionsController {
       throw Errors.badRequest("Missing 'stream_id' argument");
     if (args.stream_id !== undefined && args.stream !== undefined)
       throw incompatibleParameters(['stream_id', 'stream']);
+    const topicError = topicCharacterError(args.topic);
+    if (topicError) throw Errors.badRequest(topicError);
     const channel = args.stream_id !== undefined ? { id: args.stream_id } : { name: args.stream! };
     await this.userTopics.muteTopic(auth, channel, args.topic, args.op);
     return {};
@@ -91,6 +94,8 @@ export class SubscriptionsController {
   @Post('user_topics')
   @HttpCode(200)
   async userTopic(@CurrentUser() auth: AuthContext, @Args(UserTopicArgs) args: UserTopicArgs) {
+    const topicError = topicCharacterError(args.topic);
+    if (topicError) throw Errors.badRequest(topicError);
     await this.userTopics.updateUserTopic(auth, args.stream_id, args.topic, args.visibility_policy);
     return {};
   }

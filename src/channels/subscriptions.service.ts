@@ -39,6 +39,7 @@ import {
   canRemoveSubscribers,
   canSubscribeOthers,
   ChannelActor,
+  cleanDescription,
   channelNameError,
   defaultHistoryPublicToSubscribers,
   holdsGroupSetting,
@@ -147,7 +148,7 @@ export class SubscriptionsService {
 
       const requested = input.subscriptions.map((s) => ({
         name: s.name.trim(),
-        description: s.description?.replace(/\n/g, ' '),
+        description: s.description === undefined ? undefined : cleanDescription(s.description.replace(/\n/g, ' ')),
         color: s.color,
       }));
       let retentionDays: number | null = null;
