@@ -9,6 +9,7 @@ import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
+import { invalidCharacterMessage, nulPosition, replaceNul } from '../realm/text-checks';
 import { GroupSettingChange, GroupSettingsService } from '../users/group-settings.service';
 import { UpdateRealmArgs } from './dto/update-realm.dto';
 import { RealmAdminRepository } from './realm-admin.repository';
@@ -64,6 +65,10 @@ export class RealmAdminService {
       if (raw !== undefined) limits.set(name, parseTimeLimit(name, raw));
     }
 
+    const nameNul = args.name === undefined ? undefined : nulPosition(args.name);
+    if (nameNul !== undefined) throw Errors.badRequest(invalidCharacterMessage('organization name', nameNul));
+    const description = args.description === undefined ? undefined : replaceNul(args.description);
+
     const data: Record<string, unknown> = {};
     const result = await runInTransaction(this.dataSource, async () => {
       const recipients = await this.repository.activeUserIds(realm.id);
@@ -87,7 +92,7 @@ export class RealmAdminService {
       // The other settings, in Zulip's (alphabetical) parameter order.
       const scalar: Array<[string, unknown]> = [
         ['allow_message_editing', args.allow_message_editing],
-        ['description', args.description],
+        ['description', description],
         ...TIME_LIMIT_SETTINGS.map((n): [string, unknown] => [n, limits.get(n) ?? undefined]),
         ['name', args.name],
         ['topics_policy', args.topics_policy],

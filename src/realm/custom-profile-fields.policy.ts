@@ -1,6 +1,7 @@
 import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import type { CustomProfileField } from './custom-profile-field.entity';
+import { invalidCharacterMessage, nulPosition } from './text-checks';
 
 /** Field types (CustomProfileField.SHORT_TEXT … PRONOUNS). */
 export const FieldType = {
@@ -141,6 +142,8 @@ export function validateCustomProfileField(
   }
   if (!isDefaultExternalField(fieldType, fieldData)) {
     if (!name.trim()) throw Errors.badRequest('Label cannot be blank.');
+    const nul = nulPosition(name);
+    if (nul !== undefined) throw Errors.badRequest(invalidCharacterMessage('label', nul));
     if ([...hint].length > Limits.MAX_PROFILE_FIELD_HINT_LENGTH) {
       throw Errors.badRequest(`hint is too long (limit: ${Limits.MAX_PROFILE_FIELD_HINT_LENGTH} characters)`);
     }

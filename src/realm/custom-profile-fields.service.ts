@@ -6,6 +6,7 @@ import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { CustomProfileField } from './custom-profile-field.entity';
 import { CustomProfileFieldsRepository } from './custom-profile-fields.repository';
+import { replaceNul } from './text-checks';
 import {
   customProfileFieldDict,
   DEFAULT_EXTERNAL_ACCOUNTS,
@@ -98,7 +99,7 @@ export class CustomProfileFieldsService {
       } else {
         values = {
           name: input.name,
-          hint: input.hint,
+          hint: replaceNul(input.hint),
           fieldType: input.fieldType,
           fieldData: storedFieldData(input.fieldType, fieldData),
         };
@@ -145,7 +146,7 @@ export class CustomProfileFieldsService {
       );
       const values: Partial<CustomProfileField> = {};
       if (input.name !== undefined) values.name = input.name;
-      if (input.hint !== undefined) values.hint = input.hint;
+      if (input.hint !== undefined) values.hint = replaceNul(input.hint);
       if (input.required !== undefined) values.required = input.required;
       if (input.editableByUser !== undefined) values.editableByUser = input.editableByUser;
       if (input.displayInProfileSummary !== undefined) values.displayInProfileSummary = input.displayInProfileSummary;

@@ -7,7 +7,14 @@ import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { NavigationView } from './navigation-view.entity';
 import { NavigationViewsRepository } from './navigation-views.repository';
+import { invalidCharacterMessage, nulPosition } from '../realm/text-checks';
 import { isBuiltInView, navigationViewDict } from './navigation-views.policy';
+
+/** Fragments and names are stored as text, which cannot hold NUL. */
+function checkStorable(what: string, text: string): void {
+  const nul = nulPosition(text);
+  if (nul !== undefined) throw Errors.badRequest(invalidCharacterMessage(what, nul));
+}
 
 /**
  * A user's left-sidebar navigation views (zerver/views/navigation_views.py and
@@ -26,7 +33,7 @@ export class NavigationViewsService {
   }
 
   private async viewOrNotFound(userId: number, fragment: string): Promise<NavigationView> {
-    const view = await this.views.findByFragment(userId, fragment);
+    const view = fragment.includes('\0') ? null : await this.views.findByFragment(userId, fragment);
     // DECISIONS #1: HTTP 404 with code NOT_FOUND (Zulip says BAD_REQUEST).
     if (!view) throw Errors.notFound('Navigation view does not exist.');
     return view;
@@ -34,6 +41,8 @@ export class NavigationViewsService {
 
   async add(auth: AuthContext, fragment: string, isPinned: boolean, name: string | undefined): Promise<void> {
     const userId = auth.user.id;
+    checkStorable('fragment', fragment);
+    if (name !== undefined) checkStorable('name', name);
     if (isBuiltInView(fragment)) {
       if (name !== undefined) throw Errors.badRequest('Built-in views cannot have a custom name.');
     } else if (!name) {
@@ -60,6 +69,7 @@ export class NavigationViewsService {
     name: string | undefined,
   ): Promise<void> {
     const userId = auth.user.id;
+    if (name !== undefined) checkStorable('name', name);
     if (isBuiltInView(fragment) && name !== undefined) {
       throw Errors.badRequest('Built-in views cannot have a custom name.');
     }

@@ -4,6 +4,7 @@ import { EventsService } from '../events/events.service';
 import { CustomProfileField } from '../realm/custom-profile-field.entity';
 import { FieldType, isRenderableFieldType } from '../realm/custom-profile-fields.policy';
 import { CustomProfileFieldsService } from '../realm/custom-profile-fields.service';
+import { replaceNul } from '../realm/text-checks';
 import { ProfileValuesRepository } from './profile-values.repository';
 import {
   checkUserIdList,
@@ -50,7 +51,7 @@ export class ProfileDataService {
 
   /** Validates one value and returns the text to store (person pickers store JSON lists). */
   private async validate(realmId: number, field: CustomProfileField, value: unknown): Promise<string> {
-    if (field.fieldType !== FieldType.USER) return validateProfileValue(field, value);
+    if (field.fieldType !== FieldType.USER) return replaceNul(validateProfileValue(field, value));
     const ids = checkUserIdList(value);
     const users = new Map((await this.values.usersInRealm(realmId, ids)).map((u) => [u.id, u]));
     const invalid = ids.filter((id) => !users.has(id));

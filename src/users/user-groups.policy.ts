@@ -1,6 +1,7 @@
 import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import type { SystemGroupName } from '../realm/system-groups';
+import { invalidCharacterMessage, nulPosition } from '../realm/text-checks';
 import type { UserGroup } from '../realm/user-group.entity';
 
 /** The six permission settings of a named user group (NamedUserGroup.GROUP_PERMISSION_SETTINGS). */
@@ -57,5 +58,7 @@ export function checkUserGroupName(name: string): string {
   for (const prefix of INVALID_GROUP_NAME_PREFIXES) {
     if (name.startsWith(prefix)) throw Errors.badRequest(`User group name cannot start with '${prefix}'.`);
   }
+  const nul = nulPosition(name);
+  if (nul !== undefined) throw Errors.badRequest(invalidCharacterMessage('user group name', nul));
   return name;
 }

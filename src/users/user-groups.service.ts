@@ -7,6 +7,7 @@ import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS } from '../realm/system-groups';
+import { replaceNul } from '../realm/text-checks';
 import { UserGroup } from '../realm/user-group.entity';
 import { UserProfile } from './user.entity';
 import { GroupMembershipRepository } from './group-membership.repository';
@@ -138,7 +139,7 @@ export class UserGroupsService {
       const members = [...new Set(input.members)];
       const id = await this.membership.insertNamedGroup(realmId, {
         name,
-        description: input.description,
+        description: replaceNul(input.description),
         creatorId: auth.user.id,
         members,
         subgroups: [],
@@ -370,13 +371,14 @@ export class UserGroupsService {
         group.name = name;
         await this.sendToRealm(realmId, { type: 'user_group', op: 'update', group_id: group.id, data: { name } });
       }
-      if (input.description !== undefined && input.description !== group.description) {
-        await this.membership.updateGroup(group.id, { description: input.description });
+      const description = input.description === undefined ? undefined : replaceNul(input.description);
+      if (description !== undefined && description !== group.description) {
+        await this.membership.updateGroup(group.id, { description });
         await this.sendToRealm(realmId, {
           type: 'user_group',
           op: 'update',
           group_id: group.id,
-          data: { description: input.description },
+          data: { description },
         });
       }
       if (input.deactivated === false && group.deactivated) {

@@ -51,7 +51,8 @@ const authenticationFailed = () =>
   new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
 
 export function isValidEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL_RE.test(email);
+  // eslint-disable-next-line no-control-regex
+  return email.length <= 254 && EMAIL_RE.test(email) && !/[\u0000-\u001f\u007f]/.test(email);
 }
 
 @Injectable()
@@ -277,7 +278,8 @@ export class UsersService {
     const host = this.realms.realmHost(realm).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const dummy = new RegExp(`^user(\\d+)@${host}$`).exec(email);
     if (dummy) return this.accessUserById(viewer, realm, Number(dummy[1]), opts);
-    const target = await this.users.findByEmailInRealm(realm.id, email.trim());
+    // PostgreSQL text cannot hold NUL: no address contains it.
+    const target = email.includes('\0') ? null : await this.users.findByEmailInRealm(realm.id, email.trim());
     if (!target || !canSeeDeliveryEmail(viewer.role, target.settings.email_address_visibility)) {
       throw Errors.badRequest('No such user');
     }
