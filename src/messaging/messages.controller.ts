@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { AuthContext } from '../common/auth/auth.types';
 import { AllowIncomingWebhooks, CurrentUser } from '../common/auth/decorators';
 import { Args } from '../common/http/params';
+import { Limits } from '../common/limits';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { clientNameFromUserAgent } from './client-name';
 import {
@@ -22,7 +23,7 @@ import { MessageFetchService } from './message-fetch.service';
 import { MessageFlagsService } from './message-flags.service';
 import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
-import { normalizeContent } from './message-text';
+import { CONTENT_TRUNCATION_SUFFIX, truncateContent } from './message-text';
 import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
 
@@ -71,8 +72,9 @@ export class MessagesController {
 
   @Post('messages/render')
   async render(@CurrentUser() auth: AuthContext, @Args(RenderMessageArgs) args: RenderMessageArgs) {
-    // DECISIONS #10: render what sending would store (the truncated text).
-    const { rendered } = await this.renderer.render(auth, normalizeContent(args.content));
+    // DECISIONS #10: over-long content is rendered as sending would store it (truncated).
+    const content = truncateContent(args.content, Limits.MAX_MESSAGE_LENGTH, CONTENT_TRUNCATION_SUFFIX);
+    const { rendered } = await this.renderer.render(auth, content);
     return { rendered: rendered.html };
   }
 
