@@ -11,7 +11,6 @@ export const TIME_LIMIT_SETTINGS = [
 export type TimeLimitSetting = (typeof TIME_LIMIT_SETTINGS)[number];
 
 /** Zulip's RequestVariableConversionError code. */
-const REQUEST_VARIABLE_INVALID = 'REQUEST_VARIABLE_INVALID' as ErrorCode;
 
 const INT32_MAX = 2_147_483_647;
 
@@ -22,7 +21,7 @@ const INT32_MAX = 2_147_483_647;
 export function parseTimeLimit(name: string, raw: number | string): number | null {
   if (raw === 'unlimited') return null;
   if (typeof raw === 'string' || raw <= 0 || raw > INT32_MAX) {
-    throw new ZulipError(`Bad value for '${name}': ${String(raw)}`, REQUEST_VARIABLE_INVALID, 400, {
+    throw new ZulipError(`Bad value for '${name}': ${String(raw)}`, 'REQUEST_VARIABLE_INVALID', 400, {
       var_name: name,
       bad_value: raw,
     });

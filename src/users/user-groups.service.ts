@@ -55,7 +55,6 @@ type GroupSettingColumns = Pick<
 >;
 
 /** Zulip's CannotDeactivateGroupInUseError (code added at feature level 298). */
-const CANNOT_DEACTIVATE_GROUP_IN_USE = 'CANNOT_DEACTIVATE_GROUP_IN_USE' as ErrorCode;
 
 type Objection =
   | { type: 'subgroup'; supergroup_ids: number[] }
@@ -430,7 +429,7 @@ export class UserGroupsService {
       const group = await this.accessGroupForUpdate(auth, groupId, 'can_manage_group', { allowDeactivated: false });
       const objections = await this.objectionsToDeactivation(auth.realm, group.id);
       if (objections.length > 0) {
-        throw new ZulipError('Cannot deactivate user group in use.', CANNOT_DEACTIVATE_GROUP_IN_USE, 400, {
+        throw new ZulipError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, {
           objections,
         });
       }
