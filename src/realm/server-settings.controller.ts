@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { Public } from '../common/auth/decorators';
-import { APP_CONFIG, AppConfig } from '../common/config/config';
+import { APP_CONFIG, AppConfig, pushNotificationsConfigured } from '../common/config/config';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
 import { RealmService } from './realm.service';
@@ -40,7 +40,7 @@ export class ServerSettingsController {
       service_version: SERVER_VERSION,
       service_merge_base: SERVER_MERGE_BASE,
       service_feature_level: API_FEATURE_LEVEL,
-      push_notifications_enabled: false,
+      push_notifications_enabled: pushNotificationsConfigured(this.config),
       is_incompatible: /^ZulipInvalid\b/.test(String(req.headers['user-agent'] ?? '')),
       external_authentication_methods: [],
     };

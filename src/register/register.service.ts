@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
+import { APP_CONFIG, AppConfig, pushNotificationsConfigured } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
@@ -87,6 +88,7 @@ export class RegisterService {
     private readonly channelQueries: ChannelQueriesService,
     private readonly customProfileFields: CustomProfileFieldsService,
     private readonly navigationViews: NavigationViewsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async register(auth: AuthContext, args: RegisterArgs, clientName: string): Promise<Record<string, unknown>> {
@@ -255,7 +257,7 @@ export class RegisterService {
       realm_plan_type: 1,
       realm_upload_quota_mib: null,
       realm_presence_disabled: false,
-      realm_push_notifications_enabled: false,
+      realm_push_notifications_enabled: pushNotificationsConfigured(this.config),
       realm_push_notifications_enabled_end_timestamp: null,
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,
