@@ -1,4 +1,4 @@
-import { ErrorCode, ZulipError } from '../common/errors/zulip-error';
+import { ZulipError } from '../common/errors/zulip-error';
 import type { RealmGroupSettingName } from '../realm/system-groups';
 
 /** The edit/move/delete time limits: a positive number of seconds, or "unlimited" (null). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { ErrorCode, Errors, ZulipError } from '../common/errors/zulip-error';
+import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
