@@ -1,12 +1,20 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { PushController } from './push.controller';
 import { PushDevicesRepository } from './push-devices.repository';
 import { PushDevicesService } from './push-devices.service';
+import { PushNotificationsService } from './push-notifications.service';
+import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
 
-/** Mobile push: device tokens now; the notifiability decision and providers build on it. */
+/** Mobile push: device tokens, and notifications through the configured providers (APNs, FCM). */
 @Module({
-  providers: [PushDevicesRepository, PushDevicesService],
+  providers: [
+    PushDevicesRepository,
+    PushDevicesService,
+    { provide: PUSH_PROVIDERS, useFactory: (config: AppConfig) => createPushProviders(config), inject: [APP_CONFIG] },
+    PushNotificationsService,
+  ],
   controllers: [PushController],
-  exports: [PushDevicesService],
+  exports: [PushDevicesService, PushNotificationsService],
 })
 export class PushModule {}
