@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { describeBackendContract } from './backend-contract';
+import { describeBackendContract } from '../../test/helpers/event-backend-contract';
 import type { QueueOptions } from './event-queue';
 import { RedisEventQueues } from './redis-event-queues';
 

@@ -1,6 +1,6 @@
-import { ZulipError } from '../common/errors/zulip-error';
-import type { QueueOptions } from './event-queue';
-import type { EventQueueBackend } from './event-queue-backend';
+import { ZulipError } from '../../src/common/errors/zulip-error';
+import type { QueueOptions } from '../../src/events/event-queue';
+import type { EventQueueBackend } from '../../src/events/event-queue-backend';
 
 /**
  * The behaviour every event-queue backend must have (in-process and Redis), as Jest tests.
