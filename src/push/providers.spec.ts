@@ -137,6 +137,7 @@ describe('push providers against our provider server', () => {
   describe('FCM', () => {
     it('exchanges the service-account assertion once and sends data-only messages', async () => {
       const p = fcm();
+      server.accessTokens.length = 0;
       const results = await Promise.all(['t1', 't2', 't3'].map((t) => p.send(fcmDevice(t), payload)));
       expect(results).toEqual(Array(3).fill({ outcome: 'delivered' }));
       expect(server.accessTokens).toHaveLength(1);
@@ -150,6 +151,7 @@ describe('push providers against our provider server', () => {
       // Google checks iat against its clock, so the fake clock starts in the past and catches up.
       let now = Date.now() - 3540_000;
       const p = fcm(() => now);
+      server.accessTokens.length = 0;
       await p.send(fcmDevice('t1'), payload);
       now += 3000_000;
       await p.send(fcmDevice('t1'), payload);

@@ -168,14 +168,13 @@ export class PushProviderServer {
     this.fcmFailures.set(token, { failure, left: failure.times ?? Infinity });
   }
 
-  /** Forget recorded requests, problems and scripted failures. */
+  /** Forget recorded requests, problems and scripted failures (access tokens stay valid). */
   reset(): void {
     this.apnsRequests.length = 0;
     this.fcmRequests.length = 0;
     this.problems.length = 0;
     this.apnsFailures.clear();
     this.fcmFailures.clear();
-    this.accessTokens.length = 0;
   }
 
   /** Closes every APNs connection (as Apple does now and then); clients must reconnect. */
