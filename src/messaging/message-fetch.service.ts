@@ -379,7 +379,7 @@ export class MessageFetchService {
       userIds.add(message.senderId);
       for (const id of message.dmUserIds ?? []) userIds.add(id);
     }
-    const users = new Map((await this.messages.usersByIdsInRealm(auth.realm.id, [...userIds])).map((u) => [u.id, u]));
+    const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
     const reactions = await this.messages.reactionsForMessages(items.map((i) => i.message.id));
     const byMessage = new Map<number, typeof reactions>();
     for (const r of reactions) {

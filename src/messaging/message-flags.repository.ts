@@ -104,6 +104,33 @@ export class MessageFlagsRepository {
     return new Set(rows.map((r) => r.id));
   }
 
+  /**
+   * Marks read the unread messages users have in channels they left, for every (user,
+   * channel recipient) pair in one statement; returns the changed ids per user.
+   */
+  async markReadInRecipients(pairs: Array<{ userId: number; recipientId: number }>): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (pairs.length === 0) return out;
+    const rows = await this.em.query<Array<{ user_profile_id: number; message_id: number }>>(
+      `WITH pairs AS (
+         SELECT * FROM unnest($1::int[], $2::int[]) AS p(user_id, recipient_id)
+       ), changed AS (
+         UPDATE user_message um SET flags = um.flags | ${Flag.read}
+           FROM message m, pairs p
+          WHERE um.user_profile_id = p.user_id AND m.recipient_id = p.recipient_id AND m.id = um.message_id
+            AND (um.flags & ${Flag.read}) = 0
+         RETURNING um.user_profile_id, um.message_id
+       ) SELECT user_profile_id, message_id FROM changed ORDER BY 1, 2`,
+      [pairs.map((p) => p.userId), pairs.map((p) => p.recipientId)],
+    );
+    for (const r of rows) {
+      const list = out.get(r.user_profile_id) ?? [];
+      list.push(r.message_id);
+      out.set(r.user_profile_id, list);
+    }
+    return out;
+  }
+
   /** Whether the user received any message in the channel topic (Zulip's user_message_exists_for_topic). */
   async userHasMessageInTopic(userId: number, recipientId: number, topic: string): Promise<boolean> {
     const rows = await this.em.query<unknown[]>(

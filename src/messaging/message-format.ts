@@ -22,6 +22,8 @@ export interface UserBrief {
   botOwnerId: number | null;
   role: number;
   isMirrorDummy: boolean;
+  /** The user's realm, when it may differ from the viewer's (system bots). */
+  realmStringId?: string;
 }
 
 /** A stored message and what identifies its conversation. */
@@ -192,7 +194,7 @@ export function messageDict(
     submessages: [],
     sender_full_name: sender?.fullName ?? '',
     sender_email: sender ? apiEmailOf(sender, opts.realmHost) : '',
-    sender_realm_str: opts.realmStringId,
+    sender_realm_str: sender?.realmStringId ?? opts.realmStringId,
     display_recipient: displayRecipientOf(message, users, opts.realmHost),
     type: message.isChannelMessage ? 'stream' : 'private',
     avatar_url: sender ? avatarUrlOf(sender, opts.clientGravatar) : null,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
+import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
 import { isGuest } from './message-access.policy';
@@ -43,5 +44,41 @@ export class MessageRenderService {
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     });
     return { rendered, groups };
+  }
+
+  /**
+   * Renders system bot messages: they may link any channel of the realm. One context serves
+   * every message of the batch (at most three queries whatever their number).
+   */
+  async renderAsSystem(
+    realm: Realm,
+    contents: string[],
+  ): Promise<{ rendered: RenderedMessage[]; groups: MentionGroupRow[] }> {
+    const names = {
+      users: new Set<string>(),
+      ids: new Set<number>(),
+      groups: new Set<string>(),
+      channels: new Set<string>(),
+    };
+    for (const content of contents) {
+      const refs = collectReferences(content);
+      refs.userNames.forEach((n) => names.users.add(n));
+      refs.userIds.forEach((n) => names.ids.add(n));
+      refs.groupNames.forEach((n) => names.groups.add(n));
+      refs.channelNames.forEach((n) => names.channels.add(n));
+    }
+    const users = await this.messages.mentionCandidates(realm.id, [...names.users], [...names.ids]);
+    const groups = await this.messages.mentionableGroups(realm.id, [...names.groups]);
+    const channels = await this.messages.channelsByNames(realm.id, [...names.channels]);
+    const context = {
+      realmUrl: this.realms.realmUrl(realm),
+      users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
+      groups: groups.map((g) => ({ id: g.id, name: g.name, deactivated: g.deactivated })),
+      channels,
+      realmEmoji: [],
+      imagePreviews: realm.inlineImagePreview,
+      emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
+    };
+    return { rendered: contents.map((c) => renderMarkdown(c, context)), groups };
   }
 }

@@ -7,6 +7,7 @@ import { runInTransaction } from '../database/transaction';
 import { isDbId } from '../database/ids';
 import { EventsService } from '../events/events.service';
 import type { QueueOptions } from '../events/event-queue';
+import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { SystemGroups } from '../realm/system-groups';
 import { GroupSettingsService } from '../users/group-settings.service';
@@ -65,6 +66,15 @@ export function userBriefOf(user: UserProfile): UserBrief {
     isMirrorDummy: user.isMirrorDummy,
   };
 }
+
+function echoOf(senderId: number, input: SendMessageInput) {
+  return { senderId, queueId: input.queueId, localId: input.localId };
+}
+
+/** Where a system bot's message goes. */
+export type InternalTarget =
+  | { kind: 'channel'; channelId: number; recipientId: number; name: string; topic: string }
+  | { kind: 'direct'; userId: number };
 
 /** What deciding whether a user may post to a channel needs. */
 export type PostableChannel = Pick<
@@ -342,7 +352,14 @@ export class MessageSendService {
       streamName: channel.name,
       dmUserIds: null,
     };
-    this.queueMessageEvent(auth, input, row, new Map([[user.id, userBriefOf(user)]]), recipients, flags);
+    this.queueMessageEvent(
+      realm,
+      echoOf(user.id, input),
+      row,
+      new Map([[user.id, userBriefOf(user)]]),
+      recipients,
+      flags,
+    );
     return result;
   }
 
@@ -459,8 +476,116 @@ export class MessageSendService {
       streamName: null,
       dmUserIds: participantIds,
     };
-    this.queueMessageEvent(auth, input, row, participants, participantIds, flags);
+    this.queueMessageEvent(realm, echoOf(user.id, input), row, participants, participantIds, flags);
     return { id };
+  }
+
+  /**
+   * Messages from a system bot (Zulip's internal_send_stream_message /
+   * internal_send_private_message, batched like do_send_messages): no permission checks, client
+   * "Internal", unread for every recipient. The whole batch costs a constant number of
+   * statements. Must run inside the caller's transaction; events go out after its commit.
+   */
+  async sendInternal(
+    realm: Realm,
+    sender: UserBrief,
+    items: Array<{ target: InternalTarget; content: string }>,
+  ): Promise<number[]> {
+    if (items.length === 0) return [];
+    const contents = items.map((i) => normalizeContent(i.content));
+    const { rendered, groups } = await this.renderer.renderAsSystem(realm, contents);
+    const mentionedGroups = [...new Set(rendered.flatMap((r) => r.mentionedGroupIds))].filter((id) =>
+      groups.some((g) => g.id === id),
+    );
+    const groupMembers = await this.messages.groupMembersByGroup(mentionedGroups);
+
+    // Recipients: DM conversations (created as needed) and channel subscribers, in bulk.
+    const dmParticipants = items.map((i) =>
+      i.target.kind === 'direct' ? [...new Set([sender.id, i.target.userId])].sort((a, b) => a - b) : null,
+    );
+    const dmRecipients = await this.messages.directMessageRecipients(
+      dmParticipants
+        .filter((p): p is number[] => p !== null)
+        .map((ids) => ({ hash: directMessageGroupHash(ids), userIds: ids })),
+    );
+    const channelRecipientIds = items.flatMap((i) => (i.target.kind === 'channel' ? [i.target.recipientId] : []));
+    const subscribers = await this.messages.activeSubscriberIdsByRecipient(channelRecipientIds);
+    const userIds = new Set<number>([sender.id, ...dmParticipants.flatMap((p) => p ?? [])]);
+    const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
+    users.set(sender.id, sender);
+
+    const dateSent = new Date();
+    const prepared = items.map((item, i) => {
+      const target = item.target;
+      const participants = dmParticipants[i];
+      const recipientId =
+        target.kind === 'channel' ? target.recipientId : dmRecipients.get(directMessageGroupHash(participants!))!;
+      const recipients = target.kind === 'channel' ? (subscribers.get(target.recipientId) ?? []) : participants!;
+      const r = rendered[i];
+      const members = new Set(r.mentionedGroupIds.flatMap((g) => groupMembers.get(g) ?? []));
+      const flagInputs = {
+        senderId: sender.id,
+        readBySender: false,
+        isDirectMessage: target.kind === 'direct',
+        mentionedUserIds: new Set(r.mentionedUserIds),
+        groupMentionedUserIds: members,
+        streamWildcard: r.mentionsStreamWildcard,
+        topicWildcard: false,
+        topicParticipantIds: new Set<number>(),
+      };
+      const row: MessageRow = {
+        id: 0,
+        realmId: realm.id,
+        senderId: sender.id,
+        recipientId,
+        subject: target.kind === 'channel' ? truncateTopic(target.topic) : '',
+        content: contents[i],
+        renderedContent: r.html,
+        dateSent,
+        sendingClient: 'Internal',
+        lastEditTime: null,
+        editHistory: null,
+        isChannelMessage: target.kind === 'channel',
+        streamId: target.kind === 'channel' ? target.channelId : null,
+        streamName: target.kind === 'channel' ? target.name : null,
+        dmUserIds: target.kind === 'channel' ? null : recipients,
+      };
+      return { row, rendered: r, recipients, flags: recipients.map((id) => userMessageFlags(id, flagInputs)) };
+    });
+    const ids = await this.messages.insertMessages(
+      prepared.map((p) => ({
+        message: {
+          realmId: realm.id,
+          senderId: sender.id,
+          recipientId: p.row.recipientId,
+          subject: p.row.subject,
+          content: p.row.content,
+          renderedContent: p.rendered.html,
+          renderedContentVersion: MARKDOWN_VERSION,
+          dateSent,
+          sendingClient: 'Internal',
+          hasAttachment: false,
+          hasImage: p.rendered.hasImage,
+          hasLink: p.rendered.hasLink,
+          isChannelMessage: p.row.isChannelMessage,
+          type: MessageType.NORMAL,
+        },
+        userIds: p.recipients,
+        flags: p.flags,
+      })),
+    );
+    prepared.forEach((p, i) => {
+      p.row.id = ids[i];
+      this.queueMessageEvent(
+        realm,
+        { senderId: sender.id, queueId: undefined, localId: undefined },
+        p.row,
+        users,
+        p.recipients,
+        p.flags,
+      );
+    });
+    return ids;
   }
 
   /** Guests in realms that restrict user access may only write to users they can see. */
@@ -514,14 +639,13 @@ export class MessageSendService {
    * named by queue_id.
    */
   private queueMessageEvent(
-    auth: AuthContext,
-    input: SendMessageInput,
+    realm: Realm,
+    echo: { senderId: number; queueId: string | undefined; localId: string | undefined },
     row: MessageRow,
     users: ReadonlyMap<number, UserBrief>,
     recipientIds: number[],
     flags: number[],
   ): void {
-    const { user, realm } = auth;
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
     const dicts = new Map<string, Record<string, unknown>>();
@@ -547,8 +671,8 @@ export class MessageSendService {
         message: dictFor(queue),
         flags: flagsToApi(flagsByUser.get(userId) ?? 0),
       };
-      if (userId === user.id && input.queueId !== undefined && queue.id === input.queueId) {
-        event.local_message_id = input.localId;
+      if (userId === echo.senderId && echo.queueId !== undefined && queue.id === echo.queueId) {
+        event.local_message_id = echo.localId;
       }
       return event;
     });

@@ -315,6 +315,22 @@ export class MessagesRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Senders and participants of messages already known to be in the viewer's realm, for
+   * display: any realm (Zulip's cross-realm system bots send into every realm), with the
+   * sender's realm string.
+   */
+  async usersForDisplay(ids: number[]): Promise<UserBrief[]> {
+    const valid = dbIds(ids);
+    if (valid.length === 0) return [];
+    const rows = await this.em.query<Array<UserBriefRaw & { string_id: string }>>(
+      `SELECT ${USER_BRIEF_COLUMNS}, r.string_id FROM user_profile u JOIN realm r ON r.id = u.realm_id
+        WHERE u.id = ANY($1::int[])`,
+      [valid],
+    );
+    return rows.map((r) => ({ ...toUserBrief(r), realmStringId: r.string_id }));
+  }
+
   async usersByIdsInRealm(realmId: number, ids: number[]): Promise<UserBrief[]> {
     const valid = dbIds(ids);
     if (valid.length === 0) return [];
@@ -373,6 +389,15 @@ export class MessagesRepository {
       deactivated: r.deactivated,
       canMentionGroup: r.can_mention_group,
     }));
+  }
+
+  /** Every channel of the realm with one of these names (links in system bot messages). */
+  async channelsByNames(realmId: number, names: string[]): Promise<Array<{ id: number; name: string }>> {
+    if (names.length === 0) return [];
+    return await this.em.query<Array<{ id: number; name: string }>>(
+      `SELECT id, name FROM stream WHERE realm_id = $1 AND name = ANY($2::text[])`,
+      [realmId, names],
+    );
   }
 
   /** Channels `#**name**` may link to for this user: public ones and those they subscribe to. */
@@ -454,6 +479,181 @@ export class MessagesRepository {
       [userId, targetIds],
     );
     return new Set(rows.map((r) => r.id));
+  }
+
+  /** Active subscribers (active users) of a channel recipient, sorted. */
+  async activeSubscriberIds(recipientId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT sub.user_profile_id AS id FROM subscription sub JOIN user_profile u ON u.id = sub.user_profile_id
+        WHERE sub.recipient_id = $1 AND sub.active AND u.is_active ORDER BY 1`,
+      [recipientId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Active subscribers (active users) of several channel recipients. */
+  async activeSubscriberIdsByRecipient(recipientIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (recipientIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ recipient_id: number; id: number }>>(
+      `SELECT sub.recipient_id, sub.user_profile_id AS id FROM subscription sub
+         JOIN user_profile u ON u.id = sub.user_profile_id
+        WHERE sub.recipient_id = ANY($1::int[]) AND sub.active AND u.is_active ORDER BY 1, 2`,
+      [[...new Set(recipientIds)]],
+    );
+    for (const r of rows) {
+      const list = out.get(r.recipient_id) ?? [];
+      list.push(r.id);
+      out.set(r.recipient_id, list);
+    }
+    return out;
+  }
+
+  /** Active members (recursive) of each group. */
+  async groupMembersByGroup(groupIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (groupIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ root: number; id: number }>>(
+      `WITH RECURSIVE groups(root, id) AS (
+           SELECT g, g FROM unnest($1::int[]) AS g
+         UNION
+           SELECT groups.root, ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
+       )
+       SELECT DISTINCT groups.root, m.user_profile_id AS id FROM user_group_membership m
+         JOIN groups ON m.user_group_id = groups.id
+         JOIN user_profile p ON p.id = m.user_profile_id
+        WHERE p.is_active`,
+      [groupIds],
+    );
+    for (const r of rows) {
+      const list = out.get(r.root) ?? [];
+      list.push(r.id);
+      out.set(r.root, list);
+    }
+    return out;
+  }
+
+  /**
+   * Recipient ids of several DM conversations (by hash), creating missing groups in one
+   * statement; a conversation created concurrently by another transaction falls back to the
+   * single-conversation path.
+   */
+  async directMessageRecipients(groups: Array<{ hash: string; userIds: number[] }>): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const unique = [...new Map(groups.map((g) => [g.hash, g])).values()];
+    if (unique.length === 0) return out;
+    const rows = await this.em.query<Array<{ huddle_hash: string; recipient_id: number }>>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(hash text, user_ids int[])
+       ), existing AS (
+         SELECT g.huddle_hash, g.recipient_id FROM direct_message_group g JOIN input ON g.huddle_hash = input.hash
+       ), missing AS (
+         SELECT input.hash, input.user_ids, nextval(pg_get_serial_sequence('direct_message_group', 'id'))::int AS gid
+           FROM input WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.huddle_hash = input.hash)
+       ), rec AS (
+         INSERT INTO recipient (type, type_id) SELECT 3, gid FROM missing RETURNING id, type_id
+       ), grp AS (
+         INSERT INTO direct_message_group (id, huddle_hash, recipient_id, group_size, user_ids)
+         SELECT missing.gid, missing.hash, rec.id, cardinality(missing.user_ids), missing.user_ids
+           FROM missing JOIN rec ON rec.type_id = missing.gid
+         ON CONFLICT (huddle_hash) DO NOTHING
+         RETURNING huddle_hash, recipient_id
+       )
+       SELECT huddle_hash, recipient_id FROM existing UNION ALL SELECT huddle_hash, recipient_id FROM grp`,
+      [JSON.stringify(unique.map((g) => ({ hash: g.hash, user_ids: g.userIds })))],
+    );
+    for (const r of rows) out.set(r.huddle_hash, r.recipient_id);
+    for (const g of unique) {
+      if (!out.has(g.hash)) out.set(g.hash, await this.directMessageRecipient(g.hash, g.userIds));
+    }
+    return out;
+  }
+
+  /**
+   * Inserts several messages and all their UserMessage rows in one statement; returns the new
+   * ids in input order. Channels get their first_message_id when it is still unset.
+   */
+  async insertMessages(items: Array<{ message: NewMessage; userIds: number[]; flags: number[] }>): Promise<number[]> {
+    if (items.length === 0) return [];
+    const col = <T>(f: (m: NewMessage) => T) => items.map((i) => f(i.message));
+    const umOrd: number[] = [];
+    const umUser: number[] = [];
+    const umFlags: number[] = [];
+    items.forEach((item, i) => {
+      item.userIds.forEach((id, j) => {
+        umOrd.push(i + 1);
+        umUser.push(id);
+        umFlags.push(item.flags[j]);
+      });
+    });
+    const rows = await this.em.query<Array<{ id: number; ord: string }>>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[],
+                              $8::timestamptz[], $9::text[], $10::bool[], $11::bool[], $12::bool[], $13::bool[],
+                              $14::smallint[])
+           WITH ORDINALITY AS t(realm_id, sender_id, recipient_id, subject, content, rendered_content,
+                                rendered_content_version, date_sent, sending_client, has_attachment, has_image,
+                                has_link, is_channel_message, type, ord)
+       ), ids AS (
+         SELECT input.*, nextval(pg_get_serial_sequence('message', 'id'))::int AS id FROM input ORDER BY ord
+       ), m AS (
+         INSERT INTO message (id, realm_id, sender_id, recipient_id, subject, content, rendered_content,
+                              rendered_content_version, date_sent, sending_client, has_attachment, has_image,
+                              has_link, is_channel_message, type)
+         SELECT id, realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version,
+                date_sent, sending_client, has_attachment, has_image, has_link, is_channel_message, type
+           FROM ids ORDER BY ord
+         RETURNING id, recipient_id, is_channel_message
+       ), um AS (
+         INSERT INTO user_message (user_profile_id, message_id, flags)
+         SELECT r.user_id, ids.id, r.flags FROM unnest($15::int[], $16::int[], $17::bigint[]) AS r(ord, user_id, flags)
+           JOIN ids ON ids.ord = r.ord
+       ), first AS (
+         UPDATE stream SET first_message_id = f.id
+           FROM (SELECT recipient_id, min(id) AS id FROM m WHERE is_channel_message GROUP BY recipient_id) f
+          WHERE stream.recipient_id = f.recipient_id AND stream.first_message_id IS NULL
+       )
+       SELECT id, ord FROM ids ORDER BY ord`,
+      [
+        col((m) => m.realmId),
+        col((m) => m.senderId),
+        col((m) => m.recipientId),
+        col((m) => m.subject),
+        col((m) => m.content),
+        col((m) => m.renderedContent),
+        col((m) => m.renderedContentVersion),
+        col((m) => m.dateSent),
+        col((m) => m.sendingClient),
+        col((m) => m.hasAttachment),
+        col((m) => m.hasImage),
+        col((m) => m.hasLink),
+        col((m) => m.isChannelMessage),
+        col((m) => m.type),
+        umOrd,
+        umUser,
+        umFlags,
+      ],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** A system bot (realm zulipinternal) by email, with its realm string. */
+  async systemBot(email: string): Promise<UserBrief | null> {
+    const rows = await this.em.query<Array<UserBriefRaw & { string_id: string }>>(
+      `SELECT ${USER_BRIEF_COLUMNS}, r.string_id FROM user_profile u JOIN realm r ON r.id = u.realm_id
+        WHERE r.string_id = 'zulipinternal' AND lower(u.delivery_email) = lower($1) AND u.is_active`,
+      [email],
+    );
+    return rows.length > 0 ? { ...toUserBrief(rows[0]), realmStringId: rows[0].string_id } : null;
+  }
+
+  /** Does the channel have a message in a topic other than the empty one? */
+  async channelHasNamedTopics(realmId: number, recipientId: number): Promise<boolean> {
+    const rows = await this.em.query<unknown[]>(
+      `SELECT 1 FROM message WHERE realm_id = $1 AND recipient_id = $2 AND is_channel_message AND subject <> '' LIMIT 1`,
+      [realmId, recipientId],
+    );
+    return rows.length > 0;
   }
 
   async isSubscribed(userId: number, recipientId: number): Promise<boolean> {

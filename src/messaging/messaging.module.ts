@@ -3,6 +3,7 @@ import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
+import { ChannelMessagesHandler } from './channel-messages.handler';
 import { MessageAccessService } from './message-access.service';
 import { MessageFetchRepository } from './message-fetch.repository';
 import { MessageFetchService } from './message-fetch.service';
@@ -35,6 +36,7 @@ import { TypingService } from './typing.service';
     MessageFlagsService,
     ReactionsService,
     TypingService,
+    ChannelMessagesHandler,
   ],
   controllers: [MessagesController],
   exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService],
