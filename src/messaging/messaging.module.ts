@@ -13,6 +13,7 @@ import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
+import { MessagingStateService } from './messaging-state.service';
 import { ReactionsRepository } from './reactions.repository';
 import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
@@ -37,8 +38,9 @@ import { TypingService } from './typing.service';
     ReactionsService,
     TypingService,
     ChannelMessagesHandler,
+    MessagingStateService,
   ],
   controllers: [MessagesController],
-  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService],
+  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],
 })
 export class MessagingModule {}

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
+import { MessagingModule } from '../messaging/messaging.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

@@ -5,6 +5,7 @@ import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
 import { ChannelQueriesService } from '../channels/channel-queries.service';
+import { MessagingStateService } from '../messaging/messaging-state.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -86,6 +87,7 @@ export class RegisterService {
     private readonly groupSettings: GroupSettingsService,
     private readonly userGroups: UserGroupsQueryService,
     private readonly channelQueries: ChannelQueriesService,
+    private readonly messagingState: MessagingStateService,
     private readonly customProfileFields: CustomProfileFieldsService,
     private readonly navigationViews: NavigationViewsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -175,6 +177,18 @@ export class RegisterService {
     if (want('default_streams')) state.realm_default_streams = await this.channelQueries.defaultStreamIds(auth);
     if (want('user_topic')) state.user_topics = await this.channelQueries.userTopics(auth);
     if (want('channel_folders')) state.channel_folders = await this.channelQueries.channelFolders(auth);
+    // Messages (src/messaging).
+    if (want('message')) state.max_message_id = await this.messagingState.maxMessageId(auth.user.id);
+    if (want('message') && want('update_message_flags')) {
+      state.unread_msgs = await this.messagingState.unreadMessages(
+        auth.user.id,
+        capabilities.empty_topic_name === true,
+      );
+    }
+    if (want('starred_messages')) state.starred_messages = await this.messagingState.starredMessageIds(auth.user.id);
+    if (want('recent_private_conversations')) {
+      state.recent_private_conversations = await this.messagingState.recentPrivateConversations(auth.user.id);
+    }
     // The state above was read after the queue existed, so events that arrived meanwhile are in
     // the queue; the client applies them on top (they may repeat what the state already shows).
     state.last_event_id = queue.lastEventId;
@@ -313,7 +327,11 @@ export class RegisterService {
     return { realm, stream: {}, group: {} };
   }
 
-  private async realmUserState(auth: AuthContext, realm: Realm, clientGravatar: boolean): Promise<Record<string, unknown>> {
+  private async realmUserState(
+    auth: AuthContext,
+    realm: Realm,
+    clientGravatar: boolean,
+  ): Promise<Record<string, unknown>> {
     const all = await this.users.listUsers(auth.user, realm, { clientGravatar, includeCustomProfileFields: true });
     const me = auth.user;
     return {
@@ -340,8 +358,16 @@ export class RegisterService {
     };
   }
 
-  private holds(auth: AuthContext, realm: Realm, setting: (typeof REALM_GROUP_SETTING_NAMES)[number]): Promise<boolean> {
-    return this.groupSettings.hasPermission(realm.id, auth.user, realm[setting], REALM_GROUP_SETTINGS[setting].allowEveryone);
+  private holds(
+    auth: AuthContext,
+    realm: Realm,
+    setting: (typeof REALM_GROUP_SETTING_NAMES)[number],
+  ): Promise<boolean> {
+    return this.groupSettings.hasPermission(
+      realm.id,
+      auth.user,
+      realm[setting],
+      REALM_GROUP_SETTINGS[setting].allowEveryone,
+    );
   }
 }
-

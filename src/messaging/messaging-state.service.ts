@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { currentManager } from '../database/transaction';
+import { Flag } from './flags';
+import { aggregateUnread, MAX_UNREAD_MESSAGES, type UnreadMessages, type UnreadRow } from './unread';
+
+/**
+ * The message-related parts of POST /register's initial state (Zulip's
+ * fetch_initial_state_data): max_message_id, unread_msgs, starred_messages and
+ * recent_private_conversations. A few indexed queries each.
+ */
+@Injectable()
+export class MessagingStateService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  /** The newest message the user received (-1 when none). */
+  async maxMessageId(userId: number): Promise<number> {
+    const rows = await this.em.query<Array<{ id: number | null }>>(
+      `SELECT max(message_id) AS id FROM user_message WHERE user_profile_id = $1`,
+      [userId],
+    );
+    return rows[0]?.id ?? -1;
+  }
+
+  /** The user's starred messages, oldest first (at most 10,000, as Zulip). */
+  async starredMessageIds(userId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ message_id: number }>>(
+      `SELECT message_id FROM user_message WHERE user_profile_id = $1 AND (flags & ${Flag.starred}) <> 0
+        ORDER BY message_id LIMIT 10000`,
+      [userId],
+    );
+    return rows.map((r) => r.message_id);
+  }
+
+  /** unread_msgs: the newest 50,000 unread messages, in channels the user is subscribed to or DMs. */
+  async unreadMessages(userId: number, allowEmptyTopicName: boolean): Promise<UnreadMessages> {
+    const rows = await this.em.query<
+      Array<{
+        message_id: number;
+        flags: number;
+        sender_id: number;
+        recipient_id: number;
+        subject: string;
+        stream_id: number | null;
+        dm_user_ids: number[] | null;
+      }>
+    >(
+      `SELECT um.message_id, um.flags::int AS flags, m.sender_id, m.recipient_id, m.subject,
+              s.id AS stream_id, g.user_ids AS dm_user_ids
+         FROM user_message um
+         JOIN message m ON m.id = um.message_id
+         LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+         LEFT JOIN direct_message_group g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
+        WHERE um.user_profile_id = $1 AND (um.flags & ${Flag.read}) = 0
+          AND (NOT m.is_channel_message OR EXISTS (
+                SELECT 1 FROM subscription sub
+                 WHERE sub.user_profile_id = $1 AND sub.recipient_id = m.recipient_id AND sub.active))
+        ORDER BY um.message_id DESC LIMIT ${MAX_UNREAD_MESSAGES}`,
+      [userId],
+    );
+    const muted = await this.em.query<Array<{ stream_id: number }>>(
+      `SELECT s.id AS stream_id FROM subscription sub JOIN stream s ON s.recipient_id = sub.recipient_id
+        WHERE sub.user_profile_id = $1 AND sub.active AND sub.is_muted`,
+      [userId],
+    );
+    const topics = await this.em.query<Array<{ stream_id: number; topic: string; visibility_policy: number }>>(
+      `SELECT stream_id, lower(topic_name) AS topic, visibility_policy FROM user_topic
+        WHERE user_profile_id = $1 AND visibility_policy <> 0`,
+      [userId],
+    );
+    const policies = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic}`, t.visibility_policy]));
+    const unreadRows: UnreadRow[] = rows.map((r) => ({
+      messageId: r.message_id,
+      flags: r.flags,
+      senderId: r.sender_id,
+      recipientId: r.recipient_id,
+      topic: r.subject,
+      streamId: r.stream_id,
+      dmUserIds: r.stream_id === null ? (r.dm_user_ids ?? []) : null,
+    }));
+    return aggregateUnread(
+      userId,
+      unreadRows,
+      {
+        mutedStreamIds: new Set(muted.map((m) => m.stream_id)),
+        topicPolicy: (streamId, topic) => policies.get(`${streamId}\u0000${topic}`) ?? 0,
+      },
+      allowEmptyTopicName,
+      rows.length === MAX_UNREAD_MESSAGES,
+    );
+  }
+
+  /**
+   * recent_private_conversations: over the user's 1,000 newest direct messages, one entry per
+   * conversation with its newest message and the other participants, newest first.
+   */
+  async recentPrivateConversations(userId: number): Promise<Array<{ max_message_id: number; user_ids: number[] }>> {
+    const rows = await this.em.query<Array<{ max_message_id: number; user_ids: number[] }>>(
+      `WITH recent AS (
+         SELECT message_id FROM user_message
+          WHERE user_profile_id = $1 AND (flags & ${Flag.is_private}) <> 0
+          ORDER BY message_id DESC LIMIT 1000
+       )
+       SELECT max(m.id) AS max_message_id, g.user_ids
+         FROM recent JOIN message m ON m.id = recent.message_id
+         JOIN direct_message_group g ON g.recipient_id = m.recipient_id
+        GROUP BY g.user_ids
+        ORDER BY max(m.id) DESC`,
+      [userId],
+    );
+    return rows.map((r) => ({ max_message_id: r.max_message_id, user_ids: r.user_ids.filter((id) => id !== userId) }));
+  }
+}
