@@ -20,7 +20,7 @@ import {
   SqlParams,
   type FetchedRow,
 } from './message-fetch.repository';
-import { topicForClient } from './message-text';
+import { hasNul, topicForClient } from './message-text';
 import { MessagesRepository } from './messages.repository';
 import { badNarrow, CHANNEL_OPERATORS, CHANNELS_OPERATORS, type NarrowTerm, operandText, parseNarrow } from './narrow';
 import { directMessageGroupHash } from './send.policy';
@@ -211,6 +211,19 @@ export class MessageFetchService {
 
     for (const term of terms) {
       const { operator, operand, negated } = term;
+      if (typeof operand === 'string' && hasNul(operand)) {
+        // Nothing stored contains NUL: unknown names, or no match (and it must not reach SQL).
+        if (CHANNEL_OPERATORS.includes(operator)) throw badNarrow(`unknown channel ${operand}`);
+        if (['sender', 'dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
+          throw badNarrow(`unknown user ${operand}`);
+        }
+        if (['dm', 'pm-with', 'pm_with'].includes(operator)) throw badNarrow(`unknown user in ${operand}`);
+        if (operator === 'topic' || operator === 'search') {
+          if (operator === 'topic') mark('channel');
+          add('false', negated);
+          continue;
+        }
+      }
       if (CHANNEL_OPERATORS.includes(operator)) {
         mark('channel');
         const channel: NarrowChannel | null = await this.fetch.channelByOperand(

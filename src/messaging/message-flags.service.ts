@@ -10,7 +10,7 @@ import { hasChannelContentAccess, isGuest } from './message-access.policy';
 import { AccessedMessage, MessageAccessService } from './message-access.service';
 import { MessageFetchRepository } from './message-fetch.repository';
 import { MessageFlagsRepository } from './message-flags.repository';
-import { topicForClient } from './message-text';
+import { hasNul, topicForClient } from './message-text';
 import { MessagesRepository } from './messages.repository';
 
 /**
@@ -169,7 +169,7 @@ export class MessageFlagsService {
           : null;
       if (!hasChannelContentAccess(user, channel, channel.subscribed, groups))
         throw Errors.badRequest('Invalid channel ID');
-      if (topic && !(await this.flags.userHasMessageInTopic(user.id, channel.recipientId, topic))) {
+      if (topic && (hasNul(topic) || !(await this.flags.userHasMessageInTopic(user.id, channel.recipientId, topic)))) {
         throw Errors.badRequest(`No such topic '${topic}'`);
       }
       const changed = await this.flags.markAllRead(

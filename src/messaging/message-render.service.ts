@@ -5,7 +5,11 @@ import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
 import { isGuest } from './message-access.policy';
+import { hasNul } from './message-text';
 import { MentionGroupRow, MessagesRepository } from './messages.repository';
+
+/** Names with NUL characters cannot exist (and must not reach SQL). */
+const noNul = (name: string) => !hasNul(name);
 
 /** Version of our Markdown processor, stored as message.rendered_content_version. */
 export const MARKDOWN_VERSION = 1;
@@ -30,9 +34,14 @@ export class MessageRenderService {
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
     const refs = collectReferences(content);
     const { user, realm } = auth;
-    const users = await this.messages.mentionCandidates(realm.id, refs.userNames, refs.userIds);
-    const groups = await this.messages.mentionableGroups(realm.id, refs.groupNames);
-    const channels = await this.messages.linkableChannels(realm.id, user.id, isGuest(user), refs.channelNames);
+    const users = await this.messages.mentionCandidates(realm.id, refs.userNames.filter(noNul), refs.userIds);
+    const groups = await this.messages.mentionableGroups(realm.id, refs.groupNames.filter(noNul));
+    const channels = await this.messages.linkableChannels(
+      realm.id,
+      user.id,
+      isGuest(user),
+      refs.channelNames.filter(noNul),
+    );
     const rendered = renderMarkdown(content, {
       realmUrl: this.realms.realmUrl(realm),
       users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
@@ -62,10 +71,10 @@ export class MessageRenderService {
     };
     for (const content of contents) {
       const refs = collectReferences(content);
-      refs.userNames.forEach((n) => names.users.add(n));
+      refs.userNames.filter(noNul).forEach((n) => names.users.add(n));
       refs.userIds.forEach((n) => names.ids.add(n));
-      refs.groupNames.forEach((n) => names.groups.add(n));
-      refs.channelNames.forEach((n) => names.channels.add(n));
+      refs.groupNames.filter(noNul).forEach((n) => names.groups.add(n));
+      refs.channelNames.filter(noNul).forEach((n) => names.channels.add(n));
     }
     const users = await this.messages.mentionCandidates(realm.id, [...names.users], [...names.ids]);
     const groups = await this.messages.mentionableGroups(realm.id, [...names.groups]);

@@ -17,7 +17,7 @@ import { flagsToApi } from './flags';
 import { inContentAccessGroups, isGuest } from './message-access.policy';
 import { messageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
 import { MARKDOWN_VERSION, MessageRenderService } from './message-render.service';
-import { normalizeContent, normalizeTopicForSend, pyStrip, truncateTopic } from './message-text';
+import { hasNul, normalizeContent, normalizeTopicForSend, pyStrip, truncateTopic } from './message-text';
 import { MessageType } from './message.entity';
 import { ChannelForSend, MessagesRepository } from './messages.repository';
 import {
@@ -143,7 +143,11 @@ export class MessageSendService {
     const { realm } = auth;
     if (typeof to[0] === 'string') {
       const emails = to as string[];
-      const found = await this.messages.usersByApiEmailsInRealm(realm.id, this.realms.realmHost(realm), emails);
+      const found = await this.messages.usersByApiEmailsInRealm(
+        realm.id,
+        this.realms.realmHost(realm),
+        emails.filter((e) => !hasNul(e)),
+      );
       const host = this.realms.realmHost(realm);
       const byEmail = new Map<string, UserBrief>();
       for (const u of found) {

@@ -7,6 +7,14 @@ import { Limits } from '../common/limits';
  * does. Pure functions.
  */
 
+/**
+ * PostgreSQL text cannot hold NUL characters: a lookup by such a string can only find nothing,
+ * and must not reach SQL (it would fail).
+ */
+export function hasNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
 /** Python's str.isspace() characters, for strip()/rstrip(). */
 const PY_SPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const LEADING_SPACE = new RegExp(`^[${PY_SPACE}]+`);

@@ -11,6 +11,7 @@ import { DEFAULT_HISTORICAL_FLAGS } from './flags';
 import { AccessedMessage, MessageAccessService } from './message-access.service';
 import { apiEmailOf } from './message-format';
 import { MessageFlagsRepository } from './message-flags.repository';
+import { hasNul } from './message-text';
 import { userBriefOf } from './message-send.service';
 import { ReactionsRepository } from './reactions.repository';
 
@@ -53,6 +54,9 @@ export class ReactionsService {
         code = resolved.code;
         type = resolved.reactionType;
       }
+      if (hasNul(code) || hasNul(type)) {
+        throw Errors.badRequest(checkEmojiReaction({ name: emojiName, code: '', type }, []) ?? 'Invalid emoji code.');
+      }
       const existing = await this.reactions.findByEmoji(messageId, code, type);
       if (existing.some((r) => r.userId === user.id)) throw alreadyExists();
       let name = emojiName;
@@ -92,7 +96,8 @@ export class ReactionsService {
         code = resolved.code;
       }
       const type = normalizeReactionType(reactionType);
-      const removedName = await this.reactions.delete(user.id, messageId, code, type);
+      const removedName =
+        hasNul(code) || hasNul(type) ? null : await this.reactions.delete(user.id, messageId, code, type);
       if (removedName === null) throw new ZulipError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
       await this.notify(auth, accessed, 'remove', removedName, code, type);
     });

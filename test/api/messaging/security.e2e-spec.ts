@@ -277,4 +277,83 @@ describe('message access security', () => {
     const anchor = await call(t, 'get', '/messages', HAMLET, { anchor: '99999999999', num_before: 1, num_after: 1 });
     expect(anchor.status).toBe(200);
   });
+
+  it('never answers 500 to NUL characters (PostgreSQL text cannot hold them)', async () => {
+    const nul = 'a\u0000b';
+    const narrowed = async (narrow: unknown[]) =>
+      call(t, 'get', '/messages', HAMLET, { anchor: 'newest', num_before: 5, narrow });
+    expectError(
+      await narrowed([{ operator: 'channel', operand: nul }]),
+      400,
+      `Invalid narrow operator: unknown channel ${nul}`,
+      'BAD_NARROW',
+    );
+    expectError(
+      await narrowed([{ operator: 'sender', operand: nul }]),
+      400,
+      `Invalid narrow operator: unknown user ${nul}`,
+      'BAD_NARROW',
+    );
+    expectError(
+      await narrowed([{ operator: 'dm', operand: nul }]),
+      400,
+      `Invalid narrow operator: unknown user in ${nul}`,
+      'BAD_NARROW',
+    );
+    for (const narrow of [[{ operator: 'topic', operand: nul }], [{ operator: 'search', operand: nul }]]) {
+      const res = await narrowed(narrow);
+      expect(res.status).toBe(200);
+      expect((res.body as { messages: unknown[] }).messages).toEqual([]);
+    }
+    const id = await sendChannel(t, HAMLET, 'Verona', 'nul', 'x');
+    expectError(
+      await call(t, 'post', `/messages/${id}/reactions`, HAMLET, { emoji_name: nul }),
+      400,
+      `Emoji '${nul}' does not exist`,
+    );
+    expectError(
+      await call(t, 'post', `/messages/${id}/reactions`, HAMLET, {
+        emoji_name: 'tada',
+        emoji_code: nul,
+        reaction_type: 'unicode_emoji',
+      }),
+      400,
+      'Invalid emoji code.',
+    );
+    expectError(
+      await call(t, 'post', `/messages/${id}/reactions`, HAMLET, {
+        emoji_name: 'tada',
+        emoji_code: '1f389',
+        reaction_type: nul,
+      }),
+      400,
+      'Invalid emoji type.',
+    );
+    expectError(
+      await call(t, 'delete', `/messages/${id}/reactions`, HAMLET, { emoji_code: nul }),
+      400,
+      "Reaction doesn't exist.",
+      'REACTION_DOES_NOT_EXIST',
+    );
+    expectError(
+      await call(t, 'post', '/messages', HAMLET, { type: 'direct', to: JSON.stringify([nul]), content: 'x' }),
+      400,
+      `Invalid email '${nul}'`,
+    );
+    expectError(
+      await call(t, 'post', '/messages', HAMLET, { type: 'stream', to: nul, topic: 'x', content: 'x' }),
+      400,
+      'Invalid character in channel name, at position 2.',
+    );
+    const render = await call(t, 'post', '/messages/render', HAMLET, { content: `@**${nul}** @*${nul}* #**${nul}**` });
+    expect(render.status).toBe(200);
+    expectError(
+      await call(t, 'post', '/mark_topic_as_read', HAMLET, {
+        stream_id: await channelId(t, 'Verona'),
+        topic_name: nul,
+      }),
+      400,
+      `No such topic '${nul}'`,
+    );
+  });
 });
