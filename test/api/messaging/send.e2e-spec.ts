@@ -188,6 +188,23 @@ describe('POST /messages', () => {
       expect(await recipientsOf((self.body as { id: number }).id)).toEqual([ids[0]]);
     });
 
+    it('settles concurrent first messages of a conversation on one conversation', async () => {
+      const [a, b] = await createUsers(t, 'racer', 2);
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          send(HAMLET, { type: 'direct', to: JSON.stringify([a, b]), content: `race ${i}` }),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const recipients = new Set<unknown>();
+      for (const r of results) recipients.add((await stored((r.body as { id: number }).id)).recipient_id);
+      expect(recipients.size).toBe(1);
+      const orphans = await t.dataSource.query<unknown[]>(
+        `SELECT r.id FROM recipient r WHERE r.type = 3 AND NOT EXISTS (SELECT 1 FROM direct_message_group g WHERE g.recipient_id = r.id)`,
+      );
+      expect(orphans).toEqual([]);
+    });
+
     it('refuses unknown and deactivated recipients and mixed lists', async () => {
       expectError(
         await send(HAMLET, { type: 'direct', to: JSON.stringify(['nonexistent']), content: 'x' }),
