@@ -33,9 +33,13 @@ interface AccessRowRaw extends MessageRowRaw {
   subscribed: boolean;
 }
 
-const ACCESS_SELECT = `
-  SELECT m.id, m.realm_id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content,
-         m.date_sent, m.sending_client, m.last_edit_time, m.edit_history, m.is_channel_message,
+/** The message columns: all of them, or without the bodies (bulk checks such as flags). */
+const MESSAGE_COLUMNS = `m.content, m.rendered_content, m.edit_history`;
+const NO_BODY_COLUMNS = `'' AS content, NULL AS rendered_content, NULL AS edit_history`;
+
+const accessSelect = (withBodies: boolean) => `
+  SELECT m.id, m.realm_id, m.sender_id, m.recipient_id, m.subject, ${withBodies ? MESSAGE_COLUMNS : NO_BODY_COLUMNS},
+         m.date_sent, m.sending_client, m.last_edit_time, m.is_channel_message,
          s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids,
          um.flags AS um_flags, s.realm_id AS s_realm_id, s.invite_only, s.is_web_public,
          s.history_public_to_subscribers, s.deactivated, s.can_subscribe_group, s.can_add_subscribers_group,
@@ -109,7 +113,7 @@ export class MessageAccessService {
   ): Promise<AccessedMessage> {
     if (!isDbId(messageId)) throw Errors.badRequest('Invalid message(s)');
     const rows = await this.em.query<AccessRowRaw[]>(
-      `${ACCESS_SELECT} WHERE m.id = $1 AND m.realm_id = $3${opts.lock ? ' FOR UPDATE OF m' : ''}`,
+      `${accessSelect(true)} WHERE m.id = $1 AND m.realm_id = $3${opts.lock ? ' FOR UPDATE OF m' : ''}`,
       [messageId, auth.user.id, auth.realm.id],
     );
     const accessible = await this.decide(auth, rows.map(toAccessed), opts.isModifying);
@@ -117,15 +121,22 @@ export class MessageAccessService {
     return accessible[0];
   }
 
-  /** The accessible subset of `messageIds` (missing and inaccessible ids are simply absent). */
-  async accessibleMessages(auth: AuthContext, messageIds: number[], isModifying = false): Promise<AccessedMessage[]> {
+  /**
+   * The accessible subset of `messageIds` (missing and inaccessible ids are simply absent).
+   * Without `withBodies`, content, rendered content and edit history are left out (empty).
+   */
+  async accessibleMessages(
+    auth: AuthContext,
+    messageIds: number[],
+    opts: { isModifying?: boolean; withBodies?: boolean } = {},
+  ): Promise<AccessedMessage[]> {
     const ids = [...new Set(dbIds(messageIds))];
     if (ids.length === 0) return [];
     const rows = await this.em.query<AccessRowRaw[]>(
-      `${ACCESS_SELECT} WHERE m.id = ANY($1::int[]) AND m.realm_id = $3 ORDER BY m.id`,
+      `${accessSelect(opts.withBodies ?? true)} WHERE m.id = ANY($1::int[]) AND m.realm_id = $3 ORDER BY m.id`,
       [ids, auth.user.id, auth.realm.id],
     );
-    return this.decide(auth, rows.map(toAccessed), isModifying);
+    return this.decide(auth, rows.map(toAccessed), opts.isModifying ?? false);
   }
 
   /**

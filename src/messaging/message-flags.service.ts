@@ -46,7 +46,9 @@ export class MessageFlagsService {
 
     return runInTransaction(this.dataSource, async () => {
       const requested = [...new Set(messageIds)];
-      const accessible = new Map((await this.access.accessibleMessages(auth, requested)).map((a) => [a.message.id, a]));
+      const accessible = new Map(
+        (await this.access.accessibleMessages(auth, requested, { withBodies: false })).map((a) => [a.message.id, a]),
+      );
       let candidates = requested;
       const ignoredChannels = new Set<number>();
       if (readRemove) {
