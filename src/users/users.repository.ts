@@ -108,6 +108,29 @@ export class UsersRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Bots a user may administer (register's realm_bots): every bot of the realm for an
+   * administrator (ownerId null), else the bots the user owns; deactivated ones included.
+   */
+  botsForAdministration(realmId: number, ownerId: number | null): Promise<UserProfile[]> {
+    return this.em.find(UserProfile, {
+      where: ownerId === null ? { realmId, isBot: true } : { realmId, isBot: true, botOwnerId: ownerId },
+      order: { id: 'ASC' },
+    });
+  }
+
+  /** The system bots of the `zulipinternal` realm with these emails (Zulip's cross-realm bots). */
+  crossRealmBots(emails: readonly string[]): Promise<UserProfile[]> {
+    return this.em
+      .createQueryBuilder(UserProfile, 'u')
+      .innerJoin('realm', 'r', 'r.id = u.realm_id')
+      .where("r.string_id = 'zulipinternal' AND u.is_bot AND lower(u.delivery_email) IN (:...emails)", {
+        emails: emails.map((e) => e.toLowerCase()),
+      })
+      .orderBy('u.full_name')
+      .getMany();
+  }
+
   async activeBotsOwnedBy(userId: number): Promise<UserProfile[]> {
     return this.em.find(UserProfile, {
       where: { botOwnerId: userId, isBot: true, isActive: true },

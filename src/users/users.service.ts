@@ -45,6 +45,13 @@ export function canAdminUser(
   return target.botOwnerId === viewer.id || viewer.role <= Role.ADMINISTRATOR;
 }
 
+/** Zulip's settings.CROSS_REALM_BOT_EMAILS: the system bots every realm's clients know about. */
+export const CROSS_REALM_BOT_EMAILS = [
+  'notification-bot@zulip.com',
+  'welcome-bot@zulip.com',
+  'emailgateway@zulip.com',
+] as const;
+
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const authenticationFailed = () =>
@@ -291,6 +298,46 @@ export class UsersService {
     if (!target.isActive && !opts.allowDeactivated) throw Errors.badRequest('User is deactivated');
     if (opts.forAdmin && !canAdminUser(viewer, target)) throw Errors.insufficientPermission();
     return target;
+  }
+
+  /**
+   * Register's realm_bots (zerver/actions/users.py get_owned_bot_dicts): all bots of the realm for
+   * an administrator, else the caller's own bots. No bot has default channels or services here.
+   */
+  async ownedBotDicts(viewer: UserProfile, realm: Realm): Promise<Record<string, unknown>[]> {
+    const bots = await this.users.botsForAdministration(realm.id, viewer.role <= Role.ADMINISTRATOR ? null : viewer.id);
+    const host = this.realms.realmHost(realm);
+    return bots.map((bot) => {
+      const dict = userDict(bot, { viewer, realmHost: host, clientGravatar: false });
+      return {
+        email: dict.email,
+        user_id: bot.id,
+        full_name: bot.fullName,
+        bot_type: bot.botType,
+        is_active: bot.isActive,
+        api_key: this.apiKeyOf(bot),
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+        owner_id: bot.botOwnerId,
+        avatar_url: dict.avatar_url,
+        services: [],
+      };
+    });
+  }
+
+  /**
+   * Register's cross_realm_bots (zerver/lib/users.py get_cross_realm_dicts): the system bots,
+   * sorted by name, shown as their own viewers with no owner.
+   */
+  async crossRealmBotDicts(realm: Realm): Promise<Record<string, unknown>[]> {
+    const bots = await this.users.crossRealmBots(CROSS_REALM_BOT_EMAILS);
+    const host = this.realms.realmHost(realm);
+    return bots.map((bot) => ({
+      ...userDict(bot, { viewer: bot, realmHost: host, clientGravatar: false }),
+      bot_owner_id: null,
+      is_system_bot: true,
+    }));
   }
 
   async getOwnUser(user: UserProfile, realm: Realm): Promise<Record<string, unknown>> {
