@@ -207,6 +207,15 @@ export class ChannelQueriesService {
     }));
   }
 
+  /**
+   * POST /register legacy `muted_topics` (zerver/lib/user_topics.py get_topic_mutes):
+   * [channel name, topic, muted at] for each muted topic.
+   */
+  async mutedTopics(auth: AuthContext): Promise<Array<[string, string, number]>> {
+    const rows = await this.topics.mutedTopicsForUser(auth.user.id);
+    return rows.map((r) => [r.streamName, r.topicName, Math.floor(r.lastUpdated.getTime() / 1000)]);
+  }
+
   /** POST /register `channel_folders` (archived ones included, as Zulip). */
   async channelFolders(auth: AuthContext): Promise<Array<Record<string, unknown>>> {
     return (await this.folders.listInRealm(auth.realm.id, true)).map(channelFolderDict);

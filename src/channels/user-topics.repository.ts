@@ -40,6 +40,20 @@ export class UserTopicsRepository {
     }));
   }
 
+  /** The user's muted topics in channels that are not archived, with the channel names (legacy muted_topics). */
+  async mutedTopicsForUser(
+    userId: number,
+  ): Promise<Array<{ streamName: string; topicName: string; lastUpdated: Date }>> {
+    const rows = await this.em.query<Array<{ stream_name: string; topic_name: string; last_updated: Date }>>(
+      `SELECT s.name AS stream_name, t.topic_name, t.last_updated
+         FROM user_topic t JOIN stream s ON s.id = t.stream_id
+        WHERE t.user_profile_id = $1 AND t.visibility_policy = $2 AND NOT s.deactivated
+        ORDER BY t.id`,
+      [userId, VisibilityPolicy.MUTED],
+    );
+    return rows.map((r) => ({ streamName: r.stream_name, topicName: r.topic_name, lastUpdated: r.last_updated }));
+  }
+
   /**
    * Sets the policy (INHERIT deletes the row). Returns whether anything changed: setting the
    * current value again, or removing a policy that does not exist, changes nothing. Idempotent
