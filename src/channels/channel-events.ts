@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Limits } from '../common/limits';
 import { EventsService, ZulipEvent } from '../events/events.service';
 import type { ChannelDict } from './channel-format';
 import type { PeerEvent } from './channel-audiences';
@@ -111,16 +112,18 @@ export class ChannelEvents {
     userId: number,
     e: { streamId: number; topicName: string; lastUpdated: Date; visibilityPolicy: number },
   ): void {
-    this.send(
-      realmId,
-      {
-        type: 'user_topic',
-        stream_id: e.streamId,
-        topic_name: e.topicName,
-        last_updated: Math.floor(e.lastUpdated.getTime() / 1000),
-        visibility_policy: e.visibilityPolicy,
-      },
-      [userId],
+    const event: ZulipEvent = {
+      type: 'user_topic',
+      stream_id: e.streamId,
+      topic_name: e.topicName,
+      last_updated: Math.floor(e.lastUpdated.getTime() / 1000),
+      visibility_policy: e.visibilityPolicy,
+    };
+    // Clients without the empty_topic_name capability see the empty topic's display name.
+    this.events.sendOnCommit(realmId, event, [userId], (queue) =>
+      e.topicName === '' && queue.options.clientCapabilities.empty_topic_name !== true
+        ? { ...event, topic_name: Limits.EMPTY_TOPIC_DISPLAY_NAME }
+        : event,
     );
   }
 

@@ -38,7 +38,11 @@ describe('topic visibility: PATCH /users/me/subscriptions/muted_topics and POST 
     return res;
   };
   const policies = async (email: string) => {
-    const res = await call(t, 'post', '/register', email, { fetch_event_types: ['user_topic'] });
+    // With empty_topic_name, the empty topic is "" (other clients see "general chat").
+    const res = await call(t, 'post', '/register', email, {
+      fetch_event_types: ['user_topic'],
+      client_capabilities: { empty_topic_name: true },
+    });
     expectRegisterMatchesOpenApi(res.body);
     return (res.body as { user_topics: Array<Record<string, unknown>> }).user_topics;
   };
