@@ -20,62 +20,38 @@ import { NavigationViewsService } from '../users/navigation-views.service';
 import { UsersService } from '../users/users.service';
 import { gravatarUrl } from '../users/user-format';
 import { RegisterArgs } from './dto/register.dto';
+import type { ChannelDict } from '../channels/channel-format';
+import {
+  AVAILABLE_NOTIFICATION_SOUNDS,
+  DISPLAY_SETTINGS_LEGACY,
+  EMOJISET_CHOICES,
+  GIPHY_RATING_OPTIONS,
+  legacyRealmPolicies,
+  NOTIFICATION_SETTINGS_LEGACY,
+  SERVER_GENERATION,
+  STOP_WORDS,
+  UPGRADE_TEXT_STANDARD,
+} from './register-constants';
+
+/** Operators an event queue's narrow may use (zerver/lib/narrow_predicate.py check_narrow_for_events). */
+const EVENT_NARROW_OPERATORS = ['channel', 'stream', 'topic', 'sender', 'is'];
 
 function parseNarrow(raw: unknown[]): Array<[string, string]> {
-  return raw.map((item, i) => {
+  const terms = raw.map((item, i): [string, string] => {
     if (Array.isArray(item) && item.length === 2 && typeof item[0] === 'string' && typeof item[1] === 'string') {
       return [item[0], item[1]];
     }
     if (item && typeof item === 'object' && 'operator' in item && 'operand' in item) {
-      const o = item as { operator: unknown; operand: unknown };
-      return [String(o.operator), String(o.operand)];
+      const { operator, operand } = item;
+      if (typeof operator === 'string' && typeof operand === 'string') return [operator, operand];
     }
     throw Errors.badRequest(`narrow[${i}] is not a valid narrow element`);
   });
+  for (const [operator] of terms) {
+    if (!EVENT_NARROW_OPERATORS.includes(operator)) throw Errors.badRequest(`Operator ${operator} not supported.`);
+  }
+  return terms;
 }
-
-/**
- * The user settings sent at the top level of /register to clients without the
- * `user_settings_object` capability (Zulip's display_settings_legacy and
- * notification_settings_legacy, frozen at feature level 89); newer settings are only in
- * `user_settings`.
- */
-const LEGACY_TOP_LEVEL_USER_SETTINGS = [
-  'color_scheme',
-  'default_language',
-  'web_home_view',
-  'demote_inactive_streams',
-  'emojiset',
-  'enable_drafts_synchronization',
-  'enter_sends',
-  'fluid_layout_width',
-  'high_contrast_mode',
-  'left_side_userlist',
-  'starred_message_counts',
-  'translate_emoticons',
-  'twenty_four_hour_time',
-  'desktop_icon_count_display',
-  'email_notifications_batching_period_seconds',
-  'enable_desktop_notifications',
-  'enable_digest_emails',
-  'enable_login_emails',
-  'enable_marketing_emails',
-  'enable_offline_email_notifications',
-  'enable_offline_push_notifications',
-  'enable_online_push_notifications',
-  'enable_sounds',
-  'enable_stream_audible_notifications',
-  'enable_stream_desktop_notifications',
-  'enable_stream_email_notifications',
-  'enable_stream_push_notifications',
-  'message_content_in_email_notifications',
-  'notification_sound',
-  'pm_content_in_desktop_notifications',
-  'presence_enabled',
-  'realm_name_in_email_notifications_policy',
-  'receives_typing_notifications',
-  'wildcard_mentions_notify',
-] as const;
 
 /** POST /register: allocates an event queue and returns the initial state the client asked for. */
 @Injectable()
@@ -128,33 +104,13 @@ export class RegisterService {
         includeDeactivated: capabilities.include_deactivated_groups === true,
       });
     }
-    if (want('user_settings')) {
-      const settings = { ...pickUserSettings(auth.user.settings), timezone: auth.user.timezone };
-      const extras = {
-        available_notification_sounds: ['chime', 'ding', 'zulip'],
-        emojiset_choices: [
-          { key: 'google', text: 'Google' },
-          { key: 'twitter', text: 'Twitter' },
-          { key: 'text', text: 'Plain text' },
-        ],
-      };
-      if (capabilities.user_settings_object) state.user_settings = { ...settings, ...extras };
-      else {
-        // Legacy clients get only the settings that existed before user_settings_object.
-        for (const name of LEGACY_TOP_LEVEL_USER_SETTINGS) state[name] = settings[name];
-        Object.assign(state, { timezone: settings.timezone }, extras);
-      }
-    }
+    Object.assign(state, this.userSettingsState(auth, want, capabilities.user_settings_object === true));
     if (want('realm_user_settings_defaults')) {
       const defaults = pickUserSettings(await this.realms.userDefaults(realm.id));
       state.realm_user_settings_defaults = {
         ...defaults,
-        available_notification_sounds: ['chime', 'ding', 'zulip'],
-        emojiset_choices: [
-          { key: 'google', text: 'Google' },
-          { key: 'twitter', text: 'Twitter' },
-          { key: 'text', text: 'Plain text' },
-        ],
+        available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS,
+        emojiset_choices: EMOJISET_CHOICES,
       };
     }
     if (want('custom_profile_fields')) {
@@ -162,6 +118,8 @@ export class RegisterService {
       state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
     }
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
+    if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
+    Object.assign(state, this.unbackedState(want));
     // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
     const archivedChannels = capabilities.archived_channels === true;
     if (want('subscription')) {
@@ -175,7 +133,18 @@ export class RegisterService {
     }
     if (want('stream')) state.streams = await this.channelQueries.registerStreams(auth, archivedChannels);
     if (want('default_streams')) state.realm_default_streams = await this.channelQueries.defaultStreamIds(auth);
-    if (want('user_topic')) state.user_topics = await this.channelQueries.userTopics(auth);
+    if (want('user_topic')) {
+      const topics = await this.channelQueries.userTopics(auth);
+      // post_process_state: clients without empty_topic_name see the empty topic's display name.
+      if (!capabilities.empty_topic_name) {
+        for (const t of topics) if (t.topic_name === '') t.topic_name = Limits.EMPTY_TOPIC_DISPLAY_NAME;
+      }
+      state.user_topics = topics;
+    }
+    // Zulip suppresses the legacy list for clients that fetch user_topic explicitly.
+    if (want('muted_topics') && (wanted === null || !want('user_topic'))) {
+      state.muted_topics = await this.channelQueries.mutedTopics(auth);
+    }
     if (want('channel_folders')) state.channel_folders = await this.channelQueries.channelFolders(auth);
     // Messages (src/messaging).
     if (want('message')) state.max_message_id = await this.messagingState.maxMessageId(auth.user.id);
@@ -189,10 +158,98 @@ export class RegisterService {
     if (want('recent_private_conversations')) {
       state.recent_private_conversations = await this.messagingState.recentPrivateConversations(auth.user.id);
     }
+    if (!capabilities.notification_settings_null && Array.isArray(state.subscriptions)) {
+      this.fillNotificationSettings(auth, [
+        ...(state.subscriptions as ChannelDict[]),
+        ...(state.unsubscribed as ChannelDict[]),
+      ]);
+    }
     // The state above was read after the queue existed, so events that arrived meanwhile are in
     // the queue; the client applies them on top (they may repeat what the state already shows).
     state.last_event_id = queue.lastEventId;
     return state;
+  }
+
+  /**
+   * `user_settings` (always the full object), and for clients without the user_settings_object
+   * capability the legacy top-level display and notification settings
+   * (zerver/lib/events.py fetch_initial_state_data).
+   */
+  private userSettingsState(
+    auth: AuthContext,
+    want: (type: string) => boolean,
+    userSettingsObject: boolean,
+  ): Record<string, unknown> {
+    const settings: Record<string, unknown> = { ...pickUserSettings(auth.user.settings), timezone: auth.user.timezone };
+    const state: Record<string, unknown> = {};
+    if (want('update_display_settings') && !userSettingsObject) {
+      for (const name of DISPLAY_SETTINGS_LEGACY) state[name] = settings[name];
+      state.emojiset_choices = EMOJISET_CHOICES;
+      state.timezone = settings.timezone;
+    }
+    if (want('update_global_notifications') && !userSettingsObject) {
+      for (const name of NOTIFICATION_SETTINGS_LEGACY) state[name] = settings[name];
+      state.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS;
+    }
+    if (want('user_settings')) {
+      state.user_settings = {
+        ...settings,
+        emojiset_choices: EMOJISET_CHOICES,
+        available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS,
+      };
+    }
+    return state;
+  }
+
+  /**
+   * Sections for Zulip features this server does not have (alert words, muted users, presence,
+   * custom emoji, linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
+   * user status, onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
+   * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
+   */
+  private unbackedState(want: (type: string) => boolean): Record<string, unknown> {
+    const state: Record<string, unknown> = {};
+    if (want('alert_words')) state.alert_words = [];
+    if (want('onboarding_steps')) Object.assign(state, { onboarding_steps: [], navigation_tour_video_url: null });
+    if (want('saved_snippets')) state.saved_snippets = [];
+    if (want('drafts')) state.drafts = [];
+    if (want('scheduled_messages')) state.scheduled_messages = [];
+    if (want('reminders')) state.reminders = [];
+    if (want('muted_users')) state.muted_users = [];
+    if (want('presence')) {
+      Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: Date.now() / 1000 });
+    }
+    if (want('realm_domains')) state.realm_domains = [];
+    if (want('realm_emoji')) state.realm_emoji = {};
+    // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
+    // realm_filters is always empty in Zulip (the legacy format cannot express templates).
+    if (want('realm_linkifiers')) state.realm_linkifiers = [];
+    if (want('realm_filters')) state.realm_filters = [];
+    if (want('realm_playgrounds')) state.realm_playgrounds = [];
+    if (want('realm_embedded_bots')) state.realm_embedded_bots = [];
+    if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
+    if (want('default_stream_groups')) state.realm_default_stream_groups = [];
+    if (want('stop_words')) state.stop_words = STOP_WORDS;
+    if (want('user_status')) state.user_status = {};
+    if (want('video_calls')) state.has_zoom_token = false;
+    if (want('giphy')) state.giphy_api_key = '';
+    if (want('push_device')) state.push_devices = {};
+    if (want('realm_billing')) state.realm_billing = { has_pending_sponsorship_request: false };
+    return state;
+  }
+
+  /**
+   * post_process_state for clients without notification_settings_null: a subscription's unset
+   * (null) notification settings are replaced by the user's channel-notification defaults.
+   */
+  private fillNotificationSettings(auth: AuthContext, subs: ChannelDict[]): void {
+    const settings = auth.user.settings as unknown as Record<string, unknown>;
+    for (const sub of subs) {
+      for (const kind of ['desktop', 'audible', 'push', 'email']) {
+        const key = `${kind}_notifications`;
+        if (sub[key] === null) sub[key] = settings[`enable_stream_${key}`];
+      }
+    }
   }
 
   private async realmState(realm: Realm): Promise<Record<string, unknown>> {
@@ -223,7 +280,8 @@ export class RegisterService {
       server_needs_upgrade: false,
       server_web_public_streams_enabled: true,
       server_emoji_data_url: '/static/generated/emoji/emoji_api.json',
-      server_jitsi_server_url: null,
+      // Zulip's default JITSI_SERVER_URL: the realm offers Jitsi Meet calls.
+      server_jitsi_server_url: 'https://meet.jit.si',
       server_can_summarize_topics: false,
       server_supported_permission_settings: this.supportedPermissionSettings(),
       realm_name: realm.name,
@@ -305,8 +363,22 @@ export class RegisterService {
       password_min_guesses: 10000,
       settings_send_digest_emails: false,
       zulip_plan_is_not_limited: true,
+      upgrade_text_for_wide_organization_logo: UPGRADE_TEXT_STANDARD,
+      server_generation: SERVER_GENERATION,
+      giphy_rating_options: GIPHY_RATING_OPTIONS,
+      // Uploaded images are not thumbnailed by this server.
+      server_thumbnail_formats: [],
+      realm_require_e2ee_push_notifications: false,
     };
     for (const name of REALM_GROUP_SETTING_NAMES) state[`realm_${name}`] = values.get(realm[name]) ?? realm[name];
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const systemNames = new Map([...system].map(([name, id]) => [id, name]));
+    Object.assign(
+      state,
+      legacyRealmPolicies((setting) => systemNames.get(realm[setting])),
+    );
+    // Deprecated (feature level 212): the URL calls use.
+    state.jitsi_server_url = realm.jitsiServerUrl ?? state.server_jitsi_server_url;
     return state;
   }
 
@@ -334,10 +406,13 @@ export class RegisterService {
   ): Promise<Record<string, unknown>> {
     const all = await this.users.listUsers(auth.user, realm, { clientGravatar, includeCustomProfileFields: true });
     const me = auth.user;
+    const createPublic = await this.holds(auth, realm, 'can_create_public_channel_group');
+    const createPrivate = await this.holds(auth, realm, 'can_create_private_channel_group');
+    const createWebPublic = await this.holds(auth, realm, 'can_create_web_public_channel_group');
     return {
       realm_users: all.filter((u) => u.is_active),
       realm_non_active_users: all.filter((u) => !u.is_active),
-      cross_realm_bots: [],
+      cross_realm_bots: await this.users.crossRealmBotDicts(realm),
       user_id: me.id,
       email: all.find((u) => u.user_id === me.id)?.email ?? me.deliveryEmail,
       delivery_email: me.deliveryEmail,
@@ -349,10 +424,11 @@ export class RegisterService {
       avatar_source: me.avatarSource,
       avatar_url: gravatarUrl(me.deliveryEmail, me.avatarVersion),
       avatar_url_medium: gravatarUrl(me.deliveryEmail, me.avatarVersion) + '&s=500',
-      can_create_streams: await this.holds(auth, realm, 'can_create_public_channel_group'),
-      can_create_public_streams: await this.holds(auth, realm, 'can_create_public_channel_group'),
-      can_create_private_streams: await this.holds(auth, realm, 'can_create_private_channel_group'),
-      can_create_web_public_streams: await this.holds(auth, realm, 'can_create_web_public_channel_group'),
+      can_create_public_streams: createPublic,
+      can_create_private_streams: createPrivate,
+      can_create_web_public_streams: createWebPublic,
+      // Deprecated (feature level 102): any of the three.
+      can_create_streams: createPublic || createPrivate || createWebPublic,
       can_subscribe_other_users: await this.holds(auth, realm, 'can_add_subscribers_group'),
       can_invite_others_to_realm: await this.holds(auth, realm, 'can_invite_users_group'),
     };

@@ -179,7 +179,12 @@ describe('POST /register', () => {
         6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
       ]);
       expect(body.realm_non_active_users).toEqual([]);
-      expect(body.cross_realm_bots).toEqual([]);
+      // The system bots of the zulipinternal realm, by name (get_cross_realm_dicts).
+      expect((body.cross_realm_bots as Array<{ full_name: string }>).map((b) => b.full_name)).toEqual([
+        'Email Gateway',
+        'Notification Bot',
+        'Welcome Bot',
+      ]);
     });
 
     it('gives user groups, legacy top-level user settings and the realm defaults', () => {
@@ -188,7 +193,9 @@ describe('POST /register', () => {
         expect.arrayContaining(['hamletcharacters', 'role:everyone', 'role:nobody']),
       );
       expect(body).toMatchObject({ enter_sends: true, emojiset: 'google', timezone: '', notification_sound: 'zulip' });
-      expect(body).not.toHaveProperty('user_settings');
+      // Zulip sends the user_settings object whenever it is fetched; the capability only drops
+      // the legacy top-level copies.
+      expect(body.user_settings).toMatchObject({ enter_sends: true, web_font_size_px: 16 });
       // Settings newer than user_settings_object are not sent at the top level.
       expect(body).not.toHaveProperty('web_font_size_px');
       expect(body).not.toHaveProperty('email_address_visibility');
