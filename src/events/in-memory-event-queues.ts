@@ -1,6 +1,7 @@
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { EventQueue, QueuedEvent, QueueOptions } from './event-queue';
 import type { EventCustomizer, EventQueueBackend, ZulipEvent } from './event-queue-backend';
+import { queueAcceptsEvent } from './event-filter';
 import { EventQueueRegistry } from './event-queue.registry';
 
 /** Event queues in this process (the default when REDIS_URL is not set). */
@@ -21,7 +22,8 @@ export class InMemoryEventQueues implements EventQueueBackend {
     for (const userId of new Set(userIds)) {
       for (const queue of this.registry.queuesOfUser(userId)) {
         if (queue.options.realmId !== realmId || !queue.wants(event.type)) continue;
-        queue.push(customize ? customize(queue, userId) : event);
+        const queued = customize ? customize(queue, userId) : event;
+        if (queueAcceptsEvent(queue.options, queued)) queue.push(queued);
       }
     }
   }

@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { MAX_QUEUE_EVENTS, QueuedEvent, QueueOptions } from './event-queue';
 import type { EventCustomizer, EventQueueBackend, QueueInfo, ZulipEvent } from './event-queue-backend';
+import { queueAcceptsEvent } from './event-filter';
 
 /**
  * Event queues in Redis, shared by every instance:
@@ -160,7 +161,8 @@ export class RedisEventQueues implements EventQueueBackend {
       for (const info of await this.infos(queueIds)) {
         const o = info.options;
         if (o.realmId !== realmId || (o.eventTypes !== null && !o.eventTypes.includes(event.type))) continue;
-        pushes.push(this.push(info.id, customize ? customize(info, users[i]) : event));
+        const queued = customize ? customize(info, users[i]) : event;
+        if (queueAcceptsEvent(o, queued)) pushes.push(this.push(info.id, queued));
       }
     }
     await Promise.all(pushes);

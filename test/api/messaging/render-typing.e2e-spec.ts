@@ -88,8 +88,15 @@ describe('render and typing', () => {
 
     it('sends channel typing events to subscribers', async () => {
       const verona = await channelId(t, 'Verona');
-      const queues = await Promise.all([OTHELLO, IAGO, 'prospero@zulip.com'].map((e) => openQueue(t, e, ['typing'])));
-      const modern = await openQueue(t, OTHELLO, ['typing'], { client_capabilities: { empty_topic_name: true } });
+      // Channel typing goes only to queues declaring stream_typing_notifications (Zulip's accepts_event).
+      const streamTyping = { client_capabilities: { stream_typing_notifications: true } };
+      const queues = await Promise.all(
+        [OTHELLO, IAGO, 'prospero@zulip.com'].map((e) => openQueue(t, e, ['typing'], streamTyping)),
+      );
+      const legacy = await openQueue(t, OTHELLO, ['typing']);
+      const modern = await openQueue(t, OTHELLO, ['typing'], {
+        client_capabilities: { empty_topic_name: true, stream_typing_notifications: true },
+      });
       const res = await call(t, 'post', '/typing', HAMLET, {
         type: 'channel',
         op: 'start',
@@ -106,13 +113,14 @@ describe('render and typing', () => {
         topic: 'lunch',
       };
       for (const q of queues) expect(await takeEvents(t, q)).toEqual([expected]);
+      expect(await takeEvents(t, legacy)).toEqual([]);
       await takeEvents(t, modern);
       await call(t, 'post', '/typing', HAMLET, { type: 'stream', op: 'stop', stream_id: verona, topic: '(no topic)' });
       expect((await takeEvents(t, queues[0]))[0]).toMatchObject({ op: 'stop', topic: 'general chat' });
       expect((await takeEvents(t, modern))[0]).toMatchObject({ op: 'stop', topic: '' });
       // Only subscribers of the channel.
       const denmark = await channelId(t, 'Denmark');
-      const cordeliaQ = await openQueue(t, CORDELIA, ['typing']);
+      const cordeliaQ = await openQueue(t, CORDELIA, ['typing'], streamTyping);
       await call(t, 'post', '/typing', HAMLET, { type: 'stream', op: 'start', stream_id: denmark, topic: 'x' });
       expect(await takeEvents(t, cordeliaQ)).toEqual([]);
     });
@@ -121,7 +129,7 @@ describe('render and typing', () => {
       const crowd = await createUsers(t, 'typist', 95);
       await addSubscribers(t, 'Verona', crowd);
       const verona = await channelId(t, 'Verona');
-      const q = await openQueue(t, OTHELLO, ['typing']);
+      const q = await openQueue(t, OTHELLO, ['typing'], { client_capabilities: { stream_typing_notifications: true } });
       await call(t, 'post', '/typing', HAMLET, { type: 'stream', op: 'start', stream_id: verona, topic: 'crowded' });
       expect(await takeEvents(t, q)).toEqual([]);
     });
