@@ -6,6 +6,8 @@ import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { isDbId } from '../database/ids';
 import { EventsService } from '../events/events.service';
+import { onCommit } from '../database/transaction';
+import { MessageLifecycleHooks } from './message-lifecycle.hooks';
 import type { QueueOptions } from '../events/event-queue';
 import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -111,6 +113,7 @@ export class MessageSendService {
     private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
     private readonly events: EventsService,
+    private readonly hooks: MessageLifecycleHooks,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -669,6 +672,7 @@ export class MessageSendService {
       }
       return dict;
     };
+    onCommit(() => this.hooks.messageSent({ realm, message: row, users, recipientIds, flags }));
     this.events.sendOnCommit(realm.id, { type: 'message' }, recipientIds, (queue, userId) => {
       const event: Record<string, unknown> & { type: string } = {
         type: 'message',

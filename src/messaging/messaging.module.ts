@@ -13,6 +13,7 @@ import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
+import { MessageLifecycleHooks } from './message-lifecycle.hooks';
 import { MessagingStateService } from './messaging-state.service';
 import { ReactionsRepository } from './reactions.repository';
 import { ReactionsService } from './reactions.service';
@@ -39,8 +40,16 @@ import { TypingService } from './typing.service';
     TypingService,
     ChannelMessagesHandler,
     MessagingStateService,
+    MessageLifecycleHooks,
   ],
   controllers: [MessagesController],
-  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],
+  exports: [
+    MessageAccessService,
+    MessageRenderService,
+    MessageSendService,
+    MessageFlagsService,
+    MessagingStateService,
+    MessageLifecycleHooks,
+  ],
 })
 export class MessagingModule {}

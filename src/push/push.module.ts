@@ -1,4 +1,9 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { MessagingModule } from '../messaging/messaging.module';
+import { RealmModule } from '../realm/realm.module';
+import { MessagePushHandler } from './message-push.handler';
+import { PushRecipientsRepository } from './push-recipients.repository';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { PushController } from './push.controller';
 import { PushDevicesRepository } from './push-devices.repository';
@@ -8,7 +13,10 @@ import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
 
 /** Mobile push: device tokens, and notifications through the configured providers (APNs, FCM). */
 @Module({
+  imports: [EventsModule, RealmModule, MessagingModule],
   providers: [
+    PushRecipientsRepository,
+    MessagePushHandler,
     PushDevicesRepository,
     PushDevicesService,
     { provide: PUSH_PROVIDERS, useFactory: (config: AppConfig) => createPushProviders(config), inject: [APP_CONFIG] },

@@ -1,0 +1,89 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EventsService } from '../events/events.service';
+import { flagsToApi } from '../messaging/flags';
+import { apiEmailOf, avatarUrlOf } from '../messaging/message-format';
+import { MessageLifecycleHooks, MessageSentInfo } from '../messaging/message-lifecycle.hooks';
+import { RealmService } from '../realm/realm.service';
+import { PushNotificationsService } from './push-notifications.service';
+import { computePushRecipients } from './push-recipients';
+import { PushRecipientsRepository } from './push-recipients.repository';
+
+/**
+ * After a message is sent: decide who gets a push notification (notifiability.ts) and hand the
+ * message to the delivery queue. Registered with messaging's lifecycle hooks, because push sits
+ * above messaging in the module DAG. Costs nothing when no push provider is configured.
+ */
+@Injectable()
+export class MessagePushHandler implements OnModuleInit {
+  constructor(
+    private readonly hooks: MessageLifecycleHooks,
+    private readonly push: PushNotificationsService,
+    private readonly recipients: PushRecipientsRepository,
+    private readonly events: EventsService,
+    private readonly realms: RealmService,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.onMessageSent(async (info) => {
+      await this.handle(info);
+    });
+  }
+
+  async handle(info: MessageSentInfo): Promise<number> {
+    if (!this.push.enabled) return 0;
+    const { realm, message } = info;
+    const sender = info.users.get(message.senderId);
+    if (!sender) return 0;
+    const flagsByUser = new Map(info.recipientIds.map((id, i) => [id, info.flags[i]]));
+    const others = info.recipientIds.filter((id) => id !== message.senderId);
+    const channel =
+      message.isChannelMessage && message.streamId !== null
+        ? { recipientId: message.recipientId, streamId: message.streamId, topic: message.subject }
+        : null;
+    const rows = await this.recipients.load(others, channel);
+    const candidates = await Promise.all(
+      rows.map(async (r) => ({
+        userId: r.userId,
+        isBot: r.isBot,
+        settings: r.settings,
+        flags: flagsToApi(flagsByUser.get(r.userId) ?? 0),
+        subscription: r.subscription ?? undefined,
+        topicVisibility: r.topicVisibility,
+        senderMuted: false,
+        // Online push on: idleness does not matter, so skip the lookup.
+        idle: r.settings.enable_online_push_notifications || !(await this.events.hasActiveClient(r.userId)),
+      })),
+    );
+    const recipients = computePushRecipients({ senderId: message.senderId, isDirectMessage: !channel }, candidates);
+    if (recipients.length === 0) return 0;
+    const realmUrl = this.realms.realmUrl(realm);
+    const participants = (message.dmUserIds ?? []).map((id) => ({
+      id,
+      fullName: info.users.get(id)?.fullName ?? '',
+    }));
+    return this.push.notifyMessage({
+      realm: { id: realm.id, name: realm.name, url: realmUrl },
+      message: {
+        id: message.id,
+        sender: {
+          id: sender.id,
+          email: apiEmailOf(sender, this.realms.realmHost(realm)),
+          fullName: sender.fullName,
+          avatarUrl: avatarUrlOf(sender, false) ?? '',
+        },
+        recipient: channel
+          ? {
+              type: 'channel',
+              channelId: channel.streamId,
+              channelName: message.streamName ?? '',
+              topic: message.subject,
+            }
+          : { type: 'direct', participants },
+        renderedContent: message.renderedContent ?? undefined,
+        content: message.renderedContent === null ? message.content : undefined,
+        dateSent: message.dateSent,
+      },
+      recipients,
+    });
+  }
+}
