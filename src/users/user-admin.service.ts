@@ -16,6 +16,7 @@ import { ProfileDataEntry } from './profile-values.policy';
 import { canSeeDeliveryEmail, EmailVisibility, gravatarUrl, userDict } from './user-format';
 import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
 import { UserProfile } from './user.entity';
+import { UserLifecycleHooks } from './user-lifecycle.hooks';
 import { UsersRepository } from './users.repository';
 import { isValidEmail, UsersService } from './users.service';
 
@@ -46,6 +47,7 @@ export class UserAdminService {
     private readonly realms: RealmService,
     private readonly auth: AuthService,
     private readonly events: EventsService,
+    private readonly lifecycle: UserLifecycleHooks,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -227,6 +229,8 @@ export class UserAdminService {
       const target = await this.access(auth, { id: userId }, { allowDeactivated: true, allowBots: true });
       if (target.isActive) throw Errors.badRequest('User is already active.');
       await this.setActive(realmId, target, true);
+      // Subscriber lists dropped the user at deactivation; other modules announce the return.
+      await this.lifecycle.userReactivated(realmId, target.id);
     });
   }
 
@@ -242,6 +246,18 @@ export class UserAdminService {
       { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: active } },
       recipients,
     );
+    if (user.isBot) {
+      // Those who administer the bot (bot_owner_user_ids: administrators and the owner) keep
+      // it in realm_bots: a realm_bot update tells them (feature level 222).
+      const administrators = (await this.repository.activeUsersInRealm(realmId))
+        .filter((u) => u.role <= Role.ADMINISTRATOR)
+        .map((u) => u.id);
+      this.send(
+        realmId,
+        { type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: active } },
+        user.botOwnerId === null ? administrators : [...administrators, user.botOwnerId],
+      );
+    }
     if (active) {
       for (const groupId of await this.groups.namedGroupIdsWithDirectMember(user.id)) {
         this.send(
@@ -282,12 +298,23 @@ export class UserAdminService {
         }),
         profile_data: {},
       });
+      const recipients = users.map((u) => u.id);
       this.events.sendOnCommit(
         realm.id,
         { type: 'realm_user', op: 'add', person: person(user.id) },
-        users.map((u) => u.id),
+        recipients,
         (_queue, userId) => ({ type: 'realm_user', op: 'add', person: person(userId) }),
       );
+      // do_create_user: the new user joins its role's system groups (role:members, then
+      // role:fullmembers), announced like any membership change.
+      const system = await this.groupSettings.systemGroupIds(realm.id);
+      for (const name of roleGroupsFor(user.role)) {
+        this.send(
+          realm.id,
+          { type: 'user_group', op: 'add_members', group_id: system.get(name)!, user_ids: [user.id] },
+          recipients,
+        );
+      }
       return user.id;
     });
   }
