@@ -107,6 +107,11 @@ export class ChannelEvents {
     this.send(realmId, { type: 'realm', op: 'update_dict', property: 'default', data }, userIds);
   }
 
+  /** The legacy muted_topics event: [channel name, topic, muted at] for every muted topic. */
+  mutedTopics(realmId: number, userId: number, mutedTopics: Array<[string, string, number]>): void {
+    this.send(realmId, { type: 'muted_topics', muted_topics: mutedTopics }, [userId]);
+  }
+
   userTopic(
     realmId: number,
     userId: number,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -10,6 +10,7 @@ import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { canSeeDeliveryEmail } from '../users/user-format';
+import { UserLifecycleHooks } from '../users/user-lifecycle.hooks';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
 import {
@@ -120,7 +121,7 @@ const COLUMN_OF: Record<Exclude<SubscriptionPropertyName, 'in_home_view'>, Subsc
  * zerver/actions/streams.py bulk_add_subscriptions / bulk_remove_subscriptions).
  */
 @Injectable()
-export class SubscriptionsService {
+export class SubscriptionsService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly channels: ChannelsRepository,
@@ -130,7 +131,30 @@ export class SubscriptionsService {
     private readonly realms: RealmService,
     private readonly events: ChannelEvents,
     private readonly hooks: ChannelLifecycleHooks,
+    private readonly userHooks: UserLifecycleHooks,
   ) {}
+
+  onModuleInit(): void {
+    this.userHooks.register({ onUserReactivated: (realmId, userId) => this.announceReactivated(realmId, userId) });
+  }
+
+  /**
+   * do_reactivate_user: clients dropped a deactivated user from subscriber lists, so the
+   * channels the user is still subscribed to get `peer_add` (send_peer_subscriber_events).
+   */
+  private async announceReactivated(realmId: number, userId: number): Promise<void> {
+    const subs = await this.channels.subscriptionsOfUser(userId, true);
+    const streams = (
+      await this.channels.findByRecipientIds(
+        realmId,
+        subs.map((s) => s.recipientId),
+      )
+    ).filter((s) => !s.deactivated);
+    if (streams.length === 0) return;
+    const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
+    const data = await this.access.audienceData(realmId, streams);
+    this.events.peer(realmId, 'peer_add', peerEvents(streams, altered, data));
+  }
 
   // ---- POST /users/me/subscriptions ------------------------------------------------------
 

@@ -78,6 +78,14 @@ export class UserTopicsService {
       at,
     });
     if (changed) {
+      // The deprecated muted_topics event comes first, with the whole legacy list (Zulip's
+      // do_set_user_topic_visibility_policy); queues that registered for user_topic skip it.
+      const muted = await this.userTopics.mutedTopicsForUser(auth.user.id);
+      this.events.mutedTopics(
+        auth.realm.id,
+        auth.user.id,
+        muted.map((m) => [m.streamName, m.topicName, Math.floor(m.lastUpdated.getTime() / 1000)]),
+      );
       this.events.userTopic(auth.realm.id, auth.user.id, {
         streamId: stream.id,
         topicName,
