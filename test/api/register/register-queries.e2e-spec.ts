@@ -1,0 +1,101 @@
+/**
+ * POST /register stays cheap: the number of SQL statements it sends does not grow with the
+ * number of channels, subscriptions or users (ARCHITECTURE.md "No N+1").
+ */
+import { Client } from 'pg';
+import { RegisterService } from '../../../src/register/register.service';
+import { startTestApp, TestApp } from '../../helpers/test-app';
+import { HAMLET, IAGO, ok, register } from './helpers';
+
+const FULL = { include_subscribers: 'true', client_gravatar: false, apply_markdown: true };
+
+describe('POST /register query count', () => {
+  let t: TestApp;
+  let statements: string[] = [];
+  let counting = false;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    // Count only the statements sent while RegisterService.register runs (authentication and
+    // parameter parsing happen before it, and their caches would make counts timing-dependent).
+    const service = t.app.get(RegisterService);
+    const original = service.register.bind(service);
+    jest.spyOn(service, 'register').mockImplementation(async (...args) => {
+      counting = true;
+      try {
+        return await original(...args);
+      } finally {
+        counting = false;
+      }
+    });
+    const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = proto.query;
+    jest.spyOn(proto, 'query').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (counting) {
+        const first = args[0];
+        const text = typeof first === 'string' ? first : ((first as { text?: string }).text ?? '');
+        if (!/^\s*(BEGIN|START TRANSACTION|COMMIT|ROLLBACK|SAVEPOINT|RELEASE SAVEPOINT)\b/i.test(text)) {
+          statements.push(text);
+        }
+      }
+      return query.apply(this, args);
+    });
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await t.close();
+  });
+
+  async function countFor(email: string, params: Record<string, unknown> = FULL): Promise<number> {
+    await register(t, email, params); // warm caches (system groups, auth)
+    statements = [];
+    await register(t, email, params);
+    return statements.length;
+  }
+
+  async function createUser(email: string): Promise<void> {
+    await ok(t, 'post', '/users', IAGO, { email, password: 'a-long-password', full_name: email.split('@')[0] });
+  }
+
+  async function subscribe(email: string, names: string[]): Promise<void> {
+    await ok(t, 'post', '/users/me/subscriptions', email, { subscriptions: names.map((name) => ({ name })) });
+  }
+
+  it('is the same for a user with 3 subscriptions and a user with 30', async () => {
+    await createUser('few@zulip.com');
+    await createUser('many@zulip.com');
+    await subscribe(
+      'few@zulip.com',
+      ['a', 'b', 'c'].map((c) => `few ${c}`),
+    );
+    await subscribe(
+      'many@zulip.com',
+      Array.from({ length: 30 }, (_, i) => `many ${i}`),
+    );
+    const few = await countFor('few@zulip.com');
+    const many = await countFor('many@zulip.com');
+    expect(many).toBe(few);
+    // A fixed budget: every section together, whatever the realm's size.
+    expect(few).toBeLessThanOrEqual(45);
+  });
+
+  it('does not grow with the number of users, channels and groups in the realm', async () => {
+    const before = await countFor(HAMLET);
+    for (let i = 0; i < 30; i++) await createUser(`crowd${i}@zulip.com`);
+    await subscribe(
+      'crowd0@zulip.com',
+      Array.from({ length: 30 }, (_, i) => `crowd channel ${i}`),
+    );
+    for (let i = 0; i < 5; i++) {
+      await ok(t, 'post', '/user_groups/create', IAGO, { name: `crowd group ${i}`, description: '', members: [] });
+    }
+    expect(await countFor(HAMLET)).toBe(before);
+  });
+
+  it('is the same for an administrator (all bots, all channels) and for a guest', async () => {
+    const admin = await countFor(IAGO);
+    const guest = await countFor('polonius@zulip.com');
+    expect(admin).toBeLessThanOrEqual(45);
+    expect(guest).toBeLessThanOrEqual(45);
+  });
+});

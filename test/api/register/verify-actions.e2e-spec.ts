@@ -1,0 +1,598 @@
+/**
+ * verify_action (zerver/tests/test_events.py): for each action, take a /register snapshot, do the
+ * action through the HTTP API, apply the queued events to the snapshot as a client would
+ * (test/helpers/apply-events.ts, after Zulip's apply_event), take a fresh snapshot, and compare.
+ * A difference is a bug in the events or in the state the server computes.
+ *
+ * Every action is checked for three client profiles (one queue each): zulip-flutter's register
+ * parameters, a "modern" client with every capability and subscriber lists, and a legacy client
+ * with no capabilities (as zulip-terminal registers, with subscribers).
+ */
+import { applyEvents, ApplyContext, normalizeState, State } from '../../helpers/apply-events';
+import { startTestApp, TestApp } from '../../helpers/test-app';
+import {
+  channelId,
+  CORDELIA,
+  DESDEMONA,
+  groupId,
+  HAMLET,
+  IAGO,
+  ok,
+  OTHELLO,
+  POLONIUS,
+  PROSPERO,
+  queuedEvents,
+  register,
+  userId,
+} from './helpers';
+
+interface Profile {
+  name: string;
+  params: Record<string, unknown>;
+  ctx: Omit<ApplyContext, 'userId'>;
+}
+
+const FLUTTER_CAPABILITIES = {
+  notification_settings_null: true,
+  bulk_message_deletion: true,
+  user_avatar_url_field_optional: false,
+  stream_typing_notifications: true,
+  user_settings_object: true,
+  include_deactivated_groups: true,
+  empty_topic_name: true,
+};
+
+const PROFILES: Profile[] = [
+  {
+    name: 'flutter',
+    params: {
+      apply_markdown: true,
+      slim_presence: true,
+      client_gravatar: false,
+      client_capabilities: FLUTTER_CAPABILITIES,
+    },
+    ctx: {
+      includeSubscribers: false,
+      clientGravatar: false,
+      emptyTopicName: true,
+      includeDeactivatedGroups: true,
+      notificationSettingsNull: true,
+    },
+  },
+  {
+    name: 'modern',
+    params: {
+      apply_markdown: true,
+      client_gravatar: true,
+      include_subscribers: 'true',
+      client_capabilities: { ...FLUTTER_CAPABILITIES, archived_channels: true, user_list_incomplete: true },
+    },
+    ctx: {
+      includeSubscribers: true,
+      clientGravatar: true,
+      emptyTopicName: true,
+      includeDeactivatedGroups: true,
+      notificationSettingsNull: true,
+    },
+  },
+  {
+    name: 'legacy',
+    params: { apply_markdown: true, client_gravatar: true, include_subscribers: 'true' },
+    ctx: {
+      includeSubscribers: true,
+      clientGravatar: true,
+      emptyTopicName: false,
+      includeDeactivatedGroups: false,
+      notificationSettingsNull: false,
+    },
+  },
+];
+
+type Events = Array<Record<string, unknown> & { type: string }>;
+
+/** Key-order-independent JSON. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The paths where two states differ, with both values (short). */
+function diff(a: unknown, b: unknown, path: string, out: string[]): void {
+  if (canonical(a) === canonical(b)) return;
+  const short = (v: unknown) => (v === undefined ? '(absent)' : canonical(v).slice(0, 300));
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) out.push(`${path}: ${a.length} items ≠ ${b.length} items`);
+    for (let i = 0; i < Math.min(a.length, b.length); i++) diff(a[i], b[i], `${path}[${i}]`, out);
+    if (a.length !== b.length) out.push(`  hybrid ${short(a)}\n  fresh  ${short(b)}`);
+    return;
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const k of keys) {
+      diff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], path ? `${path}.${k}` : k, out);
+    }
+    return;
+  }
+  out.push(`${path}: ${short(a)} ≠ ${short(b)}`);
+}
+
+describe('verify_action: /register state + events = a fresh /register', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Every event type seen by some verified action, for the coverage test at the end. */
+  const covered = new Set<string>();
+
+  /**
+   * Registers `observer` once per profile, runs `action`, applies each queue's events to its
+   * snapshot, and compares with a fresh snapshot. Returns the events of the first profile.
+   */
+  async function verify(
+    observer: string,
+    action: () => Promise<unknown>,
+    opts: { expectTypes?: string[]; noEvents?: boolean; eventsOnlyFor?: string[] } = {},
+  ): Promise<Events> {
+    const me = await userId(t, observer);
+    const before = [];
+    for (const p of PROFILES) before.push(await register(t, observer, p.params));
+    await action();
+    let first: Events = [];
+    for (const [i, p] of PROFILES.entries()) {
+      const snapshot = before[i];
+      const events = await queuedEvents(t, observer, snapshot.queue_id as string);
+      if (i === 0) first = events;
+      for (const e of events) covered.add(typeof e.op === 'string' ? `${e.type}/${e.op}` : e.type);
+      const expectsEvents = opts.eventsOnlyFor ? opts.eventsOnlyFor.includes(p.name) : !opts.noEvents;
+      if (expectsEvents || opts.eventsOnlyFor) {
+        expect({ profile: p.name, events: events.length > 0 }).toEqual({ profile: p.name, events: expectsEvents });
+      }
+      for (const type of expectsEvents ? (opts.expectTypes ?? []) : []) {
+        expect({ profile: p.name, types: events.map((e) => e.type) }).toEqual({
+          profile: p.name,
+          types: expect.arrayContaining([type]),
+        });
+      }
+      const hybrid = applyEvents(structuredClone(snapshot), events, { ...p.ctx, userId: me });
+      const fresh = await register(t, observer, p.params);
+      expectSameState(p.name, normalizeState(hybrid), normalizeState(fresh), events);
+    }
+    return first;
+  }
+
+  function expectSameState(profile: string, hybrid: State, fresh: State, events: Events): void {
+    const lines: string[] = [];
+    diff(hybrid, fresh, '', lines);
+    if (lines.length === 0) return;
+    throw new Error(
+      `[${profile}] state after applying the events differs from a fresh /register (hybrid ≠ fresh):\n` +
+        `${lines.slice(0, 40).join('\n')}\nevents: ${JSON.stringify(events).slice(0, 3000)}`,
+    );
+  }
+
+  const patchRealm = (params: Record<string, unknown>) => ok(t, 'patch', '/realm', DESDEMONA, params);
+
+  describe('realm', () => {
+    it('realm update (name, default language)', async () => {
+      await verify(HAMLET, () => patchRealm({ name: 'Zulip Test', default_language: 'de' }), {
+        expectTypes: ['realm'],
+      });
+    });
+
+    it('realm update_dict (message editing)', async () => {
+      await verify(HAMLET, () =>
+        patchRealm({ allow_message_editing: false, message_content_edit_limit_seconds: 1200 }),
+      );
+      await verify(HAMLET, () => patchRealm({ allow_message_editing: true }));
+    });
+
+    it('realm update_dict of group settings (channel creation, wildcard mentions, invitations)', async () => {
+      const admins = await groupId(t, 'role:administrators');
+      const members = await groupId(t, 'role:members');
+      const moderators = await groupId(t, 'role:moderators');
+      await verify(HAMLET, () =>
+        patchRealm({
+          can_create_public_channel_group: { new: admins },
+          can_create_private_channel_group: { new: moderators },
+          can_mention_many_users_group: { new: moderators },
+          can_invite_users_group: { new: admins },
+          can_add_subscribers_group: { new: admins },
+        }),
+      );
+      const hamlet = await userId(t, HAMLET);
+      await verify(HAMLET, () =>
+        patchRealm({
+          can_create_public_channel_group: { new: { direct_members: [hamlet], direct_subgroups: [admins] } },
+          can_create_private_channel_group: { new: members },
+          can_mention_many_users_group: { new: members },
+          can_invite_users_group: { new: members },
+          can_add_subscribers_group: { new: members },
+        }),
+      );
+      await verify(HAMLET, () => patchRealm({ can_create_public_channel_group: { new: members } }));
+    });
+
+    it('realm update (topics policy, announcement channels)', async () => {
+      const verona = await channelId(t, 'Verona');
+      await verify(HAMLET, () =>
+        patchRealm({ topics_policy: 'disable_empty_topic', new_stream_announcements_stream_id: verona }),
+      );
+      await verify(HAMLET, () =>
+        patchRealm({ topics_policy: 'allow_empty_topic', new_stream_announcements_stream_id: -1 }),
+      );
+    });
+
+    it('realm_user_settings_defaults update', async () => {
+      await verify(
+        HAMLET,
+        () => ok(t, 'patch', '/realm/user_settings_defaults', IAGO, { enter_sends: false, web_font_size_px: 14 }),
+        { expectTypes: ['realm_user_settings_defaults'] },
+      );
+    });
+  });
+
+  describe('users', () => {
+    it('realm_user add (a new user)', async () => {
+      await verify(
+        HAMLET,
+        () => ok(t, 'post', '/users', IAGO, { email: 'newbie@zulip.com', password: 'secret-123', full_name: 'Newbie' }),
+        { expectTypes: ['realm_user'] },
+      );
+    });
+
+    it('realm_user update (name, custom profile field)', async () => {
+      const othello = await userId(t, OTHELLO);
+      await verify(HAMLET, () => ok(t, 'patch', `/users/${othello}`, IAGO, { full_name: 'Othello the Moor' }), {
+        expectTypes: ['realm_user'],
+      });
+      const fields = (await ok(t, 'get', '/realm/profile_fields', HAMLET)).custom_fields as Array<{
+        id: number;
+        type: number;
+      }>;
+      const shortText = fields.find((f) => f.type === 1)!;
+      await verify(HAMLET, () =>
+        ok(t, 'patch', `/users/${othello}`, IAGO, { profile_data: [{ id: shortText.id, value: '+1 555' }] }),
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'patch', `/users/${othello}`, IAGO, { profile_data: [{ id: shortText.id, value: '' }] }),
+      );
+    });
+
+    it("realm_user update (another user's role, and the observer's own role)", async () => {
+      const othello = await userId(t, OTHELLO);
+      await verify(HAMLET, () => ok(t, 'patch', `/users/${othello}`, IAGO, { role: 300 }));
+      await verify(HAMLET, () => ok(t, 'patch', `/users/${othello}`, IAGO, { role: 400 }));
+      const hamlet = await userId(t, HAMLET);
+      await verify(HAMLET, () => ok(t, 'patch', `/users/${hamlet}`, IAGO, { role: 300 }));
+      await verify(HAMLET, () => ok(t, 'patch', `/users/${hamlet}`, IAGO, { role: 400 }));
+    });
+
+    it('realm_user update (deactivation and reactivation)', async () => {
+      const prospero = await userId(t, PROSPERO);
+      await verify(HAMLET, () => ok(t, 'delete', `/users/${prospero}`, IAGO));
+      await verify(HAMLET, () => ok(t, 'post', `/users/${prospero}/reactivate`, IAGO));
+    });
+
+    it("realm_user update and realm_bot (deactivating a bot's owner, seen by an administrator and the owner)", async () => {
+      const zoe = await userId(t, 'ZOE@zulip.com');
+      await verify(IAGO, () => ok(t, 'delete', `/users/${zoe}`, DESDEMONA));
+      await verify(IAGO, () => ok(t, 'post', `/users/${zoe}/reactivate`, DESDEMONA));
+      const bot = await userId(t, 'webhook-bot@zulip.com');
+      await verify('ZOE@zulip.com', () => ok(t, 'post', `/users/${bot}/reactivate`, DESDEMONA));
+    });
+
+    it('custom_profile_fields (create, update, reorder, delete)', async () => {
+      let id = 0;
+      await verify(
+        HAMLET,
+        async () => {
+          id = (await ok(t, 'post', '/realm/profile_fields', IAGO, { name: 'Pet', field_type: 1, hint: 'A pet' }))
+            .id as number;
+        },
+        { expectTypes: ['custom_profile_fields'] },
+      );
+      await verify(HAMLET, () => ok(t, 'patch', `/realm/profile_fields/${id}`, IAGO, { name: 'Pets', hint: 'Pets' }));
+      const ids = ((await ok(t, 'get', '/realm/profile_fields', HAMLET)).custom_fields as Array<{ id: number }>).map(
+        (f) => f.id,
+      );
+      await verify(HAMLET, () => ok(t, 'patch', '/realm/profile_fields', IAGO, { order: [...ids].reverse() }));
+      const othello = await userId(t, OTHELLO);
+      await ok(t, 'patch', `/users/${othello}`, IAGO, { profile_data: [{ id, value: 'a cat' }] });
+      await verify(HAMLET, () => ok(t, 'delete', `/realm/profile_fields/${id}`, IAGO));
+    });
+
+    it('navigation_view add, update, remove', async () => {
+      await verify(
+        HAMLET,
+        () =>
+          ok(t, 'post', '/navigation_views', HAMLET, {
+            fragment: 'narrow/is/alerted',
+            is_pinned: true,
+            name: 'Alerts',
+          }),
+        {
+          expectTypes: ['navigation_view'],
+        },
+      );
+      await verify(HAMLET, () => ok(t, 'patch', '/navigation_views/narrow/is/alerted', HAMLET, { is_pinned: false }));
+      await verify(HAMLET, () => ok(t, 'delete', '/navigation_views/narrow/is/alerted', HAMLET));
+    });
+  });
+
+  describe('user groups', () => {
+    let group = 0;
+    it('user_group add', async () => {
+      const [hamlet, othello] = [await userId(t, HAMLET), await userId(t, OTHELLO)];
+      await verify(
+        HAMLET,
+        async () => {
+          group = (
+            await ok(t, 'post', '/user_groups/create', IAGO, {
+              name: 'verifiers',
+              description: 'Checking',
+              members: [hamlet, othello],
+            })
+          ).group_id as number;
+        },
+        { expectTypes: ['user_group'] },
+      );
+    });
+
+    it('user_group update, add_members, remove_members', async () => {
+      const cordelia = await userId(t, CORDELIA);
+      await verify(HAMLET, () => ok(t, 'patch', `/user_groups/${group}`, IAGO, { name: 'checkers', description: 'x' }));
+      await verify(HAMLET, () => ok(t, 'post', `/user_groups/${group}/members`, IAGO, { add: [cordelia] }));
+      await verify(HAMLET, () => ok(t, 'post', `/user_groups/${group}/members`, IAGO, { delete: [cordelia] }));
+    });
+
+    it('user_group add_subgroups, remove_subgroups', async () => {
+      const characters = await groupId(t, 'hamletcharacters');
+      await verify(HAMLET, () => ok(t, 'post', `/user_groups/${group}/subgroups`, IAGO, { add: [characters] }));
+      await verify(HAMLET, () => ok(t, 'post', `/user_groups/${group}/subgroups`, IAGO, { delete: [characters] }));
+    });
+
+    it('user_group deactivation (update deactivated, or remove without include_deactivated_groups)', async () => {
+      await verify(HAMLET, () => ok(t, 'post', `/user_groups/${group}/deactivate`, IAGO));
+    });
+  });
+
+  describe('channels and subscriptions', () => {
+    it('subscription add and peer_add (joining a channel)', async () => {
+      const rome = await channelId(t, 'Rome');
+      await verify(
+        HAMLET,
+        () => ok(t, 'post', '/users/me/subscriptions', HAMLET, { subscriptions: [{ name: 'Rome' }] }),
+        {
+          expectTypes: ['subscription'],
+        },
+      );
+      await verify(OTHELLO, () =>
+        ok(t, 'post', '/users/me/subscriptions', CORDELIA, { subscriptions: [{ name: 'Rome' }] }),
+      );
+      expect(rome).toBeGreaterThan(0);
+    });
+
+    it('subscription remove and peer_remove (leaving a channel)', async () => {
+      await verify(HAMLET, () => ok(t, 'delete', '/users/me/subscriptions', HAMLET, { subscriptions: ['Rome'] }), {
+        expectTypes: ['subscription'],
+      });
+      await verify(OTHELLO, () => ok(t, 'delete', '/users/me/subscriptions', CORDELIA, { subscriptions: ['Rome'] }));
+    });
+
+    it('subscriptions of other users (peer events seen by a third user)', async () => {
+      const othello = await userId(t, OTHELLO);
+      await verify(HAMLET, () =>
+        ok(t, 'post', '/users/me/subscriptions', IAGO, { subscriptions: [{ name: 'Venice' }], principals: [othello] }),
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'delete', '/users/me/subscriptions', IAGO, { subscriptions: ['Venice'], principals: [othello] }),
+      );
+    });
+
+    it('leaving a private channel', async () => {
+      await verify(HAMLET, () => ok(t, 'delete', '/users/me/subscriptions', HAMLET, { subscriptions: ['core team'] }));
+    });
+
+    it('subscription update (color, pin, mute, notification settings)', async () => {
+      const denmark = await channelId(t, 'Denmark');
+      const set = (property: string, value: unknown) =>
+        ok(t, 'post', '/users/me/subscriptions/properties', HAMLET, {
+          subscription_data: [{ stream_id: denmark, property, value }],
+        });
+      await verify(HAMLET, () => set('color', '#123456'), { expectTypes: ['subscription'] });
+      await verify(HAMLET, () => set('pin_to_top', true));
+      await verify(HAMLET, () => set('is_muted', true));
+      await verify(HAMLET, () => set('in_home_view', true));
+      await verify(HAMLET, () => set('desktop_notifications', true));
+      await verify(HAMLET, () => set('desktop_notifications', false));
+      await verify(HAMLET, () => set('wildcard_mentions_notify', false));
+    });
+
+    it('stream create (a new channel) with subscription add', async () => {
+      const othello = await userId(t, OTHELLO);
+      await verify(
+        HAMLET,
+        () =>
+          ok(t, 'post', '/users/me/subscriptions', IAGO, {
+            subscriptions: [{ name: 'Elsinore', description: 'The castle' }],
+            principals: [othello],
+          }),
+        { expectTypes: ['stream'] },
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'post', '/users/me/subscriptions', HAMLET, { subscriptions: [{ name: 'Ophelia', description: 'Mine' }] }),
+      );
+    });
+
+    it('stream update (description, name, privacy)', async () => {
+      const elsinore = await channelId(t, 'Elsinore');
+      await verify(HAMLET, () => ok(t, 'patch', `/streams/${elsinore}`, IAGO, { description: 'A **castle**' }), {
+        expectTypes: ['stream'],
+      });
+      await verify(HAMLET, () => ok(t, 'patch', `/streams/${elsinore}`, IAGO, { new_name: 'Helsingør' }));
+      const ophelia = await channelId(t, 'Ophelia');
+      await verify(HAMLET, () => ok(t, 'patch', `/streams/${ophelia}`, IAGO, { is_private: true }));
+      await verify(OTHELLO, () => ok(t, 'patch', `/streams/${ophelia}`, HAMLET, { is_private: false }));
+    });
+
+    it('stream delete (archiving a channel)', async () => {
+      const castle = await channelId(t, 'Helsingør');
+      await verify(HAMLET, () => ok(t, 'delete', `/streams/${castle}`, IAGO), { expectTypes: ['stream'] });
+    });
+
+    it('default_streams (a channel made default)', async () => {
+      const scotland = await channelId(t, 'Scotland');
+      await verify(HAMLET, () => ok(t, 'patch', `/streams/${scotland}`, IAGO, { is_default_stream: true }));
+    });
+
+    it('user_topic (mute, follow, unmute, the empty topic)', async () => {
+      const verona = await channelId(t, 'Verona');
+      const set = (topic: string, visibility_policy: number) =>
+        ok(t, 'post', '/user_topics', HAMLET, { stream_id: verona, topic, visibility_policy });
+      await verify(HAMLET, () => set('lunch', 1), { expectTypes: ['user_topic'] });
+      await verify(HAMLET, () => set('lunch', 3));
+      await verify(HAMLET, () => set('', 1));
+      await verify(HAMLET, () => set('lunch', 0));
+      await verify(HAMLET, () => set('', 0));
+    });
+
+    it('channel_folder add and update', async () => {
+      let folder = 0;
+      await verify(
+        HAMLET,
+        async () => {
+          folder = (await ok(t, 'post', '/channel_folders/create', IAGO, { name: 'Plays', description: 'Drama' }))
+            .channel_folder_id as number;
+        },
+        { expectTypes: ['channel_folder'] },
+      );
+      await verify(HAMLET, () => ok(t, 'patch', `/channel_folders/${folder}`, IAGO, { description: 'More **drama**' }));
+      const denmark = await channelId(t, 'Denmark');
+      await verify(HAMLET, () => ok(t, 'patch', `/streams/${denmark}`, IAGO, { folder_id: folder }));
+      const empty = (await ok(t, 'post', '/channel_folders/create', IAGO, { name: 'Empty', description: '' }))
+        .channel_folder_id as number;
+      await verify(HAMLET, () => ok(t, 'patch', `/channel_folders/${empty}`, IAGO, { is_archived: true }));
+    });
+  });
+
+  describe('messages', () => {
+    const send = (as: string, params: Record<string, unknown>) => ok(t, 'post', '/messages', as, params);
+
+    it('message (channel message, mention, unread counts)', async () => {
+      await verify(HAMLET, () => send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'plans', content: 'hello' }), {
+        expectTypes: ['message'],
+      });
+      await verify(HAMLET, () =>
+        send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'Plans', content: 'hi @**King Hamlet**' }),
+      );
+      await verify(HAMLET, () =>
+        send(OTHELLO, { type: 'stream', to: 'Verona', topic: '', content: 'no topic @**all**' }),
+      );
+      // Into a muted topic: unread, but not counted.
+      const verona = await channelId(t, 'Verona');
+      await ok(t, 'post', '/user_topics', HAMLET, { stream_id: verona, topic: 'muted', visibility_policy: 1 });
+      await verify(HAMLET, () =>
+        send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'muted', content: 'shh @**all**' }),
+      );
+      // The observer's own message is read.
+      await verify(HAMLET, () => send(HAMLET, { type: 'stream', to: 'Verona', topic: 'plans', content: 'mine' }));
+    });
+
+    it('message (direct messages: one-to-one, group, to oneself)', async () => {
+      const [hamlet, othello, cordelia] = [
+        await userId(t, HAMLET),
+        await userId(t, OTHELLO),
+        await userId(t, CORDELIA),
+      ];
+      await verify(HAMLET, () => send(OTHELLO, { type: 'direct', to: [hamlet], content: 'psst' }), {
+        expectTypes: ['message'],
+      });
+      await verify(HAMLET, () => send(OTHELLO, { type: 'direct', to: [hamlet, cordelia], content: 'all of us' }));
+      await verify(HAMLET, () => send(HAMLET, { type: 'direct', to: [hamlet], content: 'note to self' }));
+      await verify(HAMLET, () => send(HAMLET, { type: 'direct', to: [othello], content: 'reply' }));
+    });
+
+    it('update_message_flags (read, unread, starred)', async () => {
+      const id = (await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'flags', content: 'flag me' }))
+        .id as number;
+      const dm = (await send(OTHELLO, { type: 'direct', to: [await userId(t, HAMLET)], content: 'dm flag' }))
+        .id as number;
+      const flag = (op: string, flagName: string, messages: number[]) =>
+        ok(t, 'post', '/messages/flags', HAMLET, { messages, op, flag: flagName });
+      await verify(HAMLET, () => flag('add', 'read', [id, dm]), { expectTypes: ['update_message_flags'] });
+      await verify(HAMLET, () => flag('remove', 'read', [id, dm]));
+      await verify(HAMLET, () => flag('add', 'starred', [id]));
+      await verify(HAMLET, () => flag('remove', 'starred', [id]));
+      await verify(HAMLET, () => ok(t, 'post', '/mark_all_as_read', HAMLET));
+    });
+
+    it('reaction add and remove, typing (events that change no register state)', async () => {
+      const id = (await send(HAMLET, { type: 'stream', to: 'Verona', topic: 'react', content: 'react' })).id as number;
+      await verify(HAMLET, () => ok(t, 'post', `/messages/${id}/reactions`, OTHELLO, { emoji_name: 'smile' }), {
+        expectTypes: ['reaction'],
+      });
+      await verify(HAMLET, () => ok(t, 'delete', `/messages/${id}/reactions`, OTHELLO, { emoji_name: 'smile' }));
+      const verona = await channelId(t, 'Verona');
+      // Channel typing reaches only queues with the stream_typing_notifications capability.
+      await verify(
+        HAMLET,
+        () => ok(t, 'post', '/typing', OTHELLO, { type: 'stream', op: 'start', stream_id: verona, topic: 'react' }),
+        { eventsOnlyFor: ['flutter', 'modern'], expectTypes: ['typing'] },
+      );
+      const hamlet = await userId(t, HAMLET);
+      await verify(HAMLET, () => ok(t, 'post', '/typing', OTHELLO, { op: 'start', to: [hamlet] }), {
+        expectTypes: ['typing'],
+      });
+    });
+
+    it('a guest observer', async () => {
+      await verify(POLONIUS, () => patchRealm({ name: 'Zulip Dev' }));
+    });
+  });
+
+  it('covers the event types the server emits today', () => {
+    const expected = [
+      'realm/update',
+      'realm/update_dict',
+      'realm_user_settings_defaults/update',
+      'realm_user/add',
+      'realm_user/update',
+      'custom_profile_fields',
+      'navigation_view/add',
+      'navigation_view/update',
+      'navigation_view/remove',
+      'user_group/add',
+      'user_group/update',
+      'user_group/add_members',
+      'user_group/remove_members',
+      'user_group/add_subgroups',
+      'user_group/remove_subgroups',
+      'subscription/add',
+      'subscription/remove',
+      'subscription/update',
+      'subscription/peer_add',
+      'subscription/peer_remove',
+      'stream/create',
+      'stream/update',
+      'stream/delete',
+      'default_streams',
+      'user_topic',
+      'muted_topics',
+      'channel_folder/add',
+      'channel_folder/update',
+      'message',
+      'update_message_flags/add',
+      'update_message_flags/remove',
+      'reaction/add',
+      'reaction/remove',
+      'typing/start',
+    ];
+    expect([...covered].sort()).toEqual(expect.arrayContaining(expected));
+  });
+});
