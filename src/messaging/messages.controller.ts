@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Patch, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import type { AuthContext } from '../common/auth/auth.types';
 import { AllowIncomingWebhooks, CurrentUser } from '../common/auth/decorators';
@@ -19,7 +19,11 @@ import {
   TypingArgs,
   UpdateFlagsArgs,
 } from './dto/messages.dto';
+import { ReportMessageArgs, UpdateMessageArgs } from './dto/message-edit.dto';
+import { MessageDeleteService } from './message-delete.service';
+import { MessageEditService } from './message-edit.service';
 import { MessageFetchService } from './message-fetch.service';
+import { MessageReportService } from './message-report.service';
 import { MessageFlagsService } from './message-flags.service';
 import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
@@ -37,6 +41,9 @@ export class MessagesController {
     private readonly renderer: MessageRenderService,
     private readonly reactions: ReactionsService,
     private readonly typing: TypingService,
+    private readonly editor: MessageEditService,
+    private readonly deleter: MessageDeleteService,
+    private readonly reporter: MessageReportService,
   ) {}
 
   @Post('messages')
@@ -93,6 +100,39 @@ export class MessagesController {
       applyMarkdown: args.apply_markdown,
       allowEmptyTopicName: args.allow_empty_topic_name,
     });
+  }
+
+  @Patch('messages/:message_id')
+  update(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(UpdateMessageArgs) args: UpdateMessageArgs,
+  ) {
+    return this.editor.updateMessage(auth, messageId, {
+      content: args.content,
+      prevContentSha256: args.prev_content_sha256,
+      propagateMode: args.propagate_mode,
+      sendNotificationToNewThread: args.send_notification_to_new_thread,
+      sendNotificationToOldThread: args.send_notification_to_old_thread,
+      streamId: args.stream_id,
+      topic: args.topic,
+    });
+  }
+
+  @Delete('messages/:message_id')
+  async deleteMessage(@CurrentUser() auth: AuthContext, @Param('message_id', PathIntPipe) messageId: number) {
+    await this.deleter.deleteMessage(auth, messageId);
+    return {};
+  }
+
+  @Post('messages/:message_id/report')
+  async report(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(ReportMessageArgs) args: ReportMessageArgs,
+  ) {
+    await this.reporter.reportMessage(auth, messageId, args.report_type, args.description);
+    return {};
   }
 
   @Post('messages/:message_id/reactions')

@@ -4,7 +4,13 @@ import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
 import { ChannelMessagesHandler } from './channel-messages.handler';
+import { Clock } from './clock';
 import { MessageAccessService } from './message-access.service';
+import { MessageDeleteRepository } from './message-delete.repository';
+import { MessageDeleteService } from './message-delete.service';
+import { MessageEditRepository } from './message-edit.repository';
+import { MessageEditService } from './message-edit.service';
+import { MessageReportService } from './message-report.service';
 import { MessageFetchRepository } from './message-fetch.repository';
 import { MessageFetchService } from './message-fetch.service';
 import { MessageFlagsRepository } from './message-flags.repository';
@@ -41,6 +47,12 @@ import { TypingService } from './typing.service';
     ChannelMessagesHandler,
     MessagingStateService,
     MessageLifecycleHooks,
+    Clock,
+    MessageEditRepository,
+    MessageEditService,
+    MessageDeleteRepository,
+    MessageDeleteService,
+    MessageReportService,
   ],
   controllers: [MessagesController],
   exports: [

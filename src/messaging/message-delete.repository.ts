@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { currentManager } from '../database/transaction';
+
+/** SQL of deleting messages: every table that refers to a message, set-based. */
+@Injectable()
+export class MessageDeleteRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  /** The messages (of the realm) with their channel and topic, locked for deletion. */
+  async messagesForDelete(
+    realmId: number,
+    ids: number[],
+  ): Promise<Array<{ id: number; stream_id: number | null; subject: string; recipient_id: number }>> {
+    return this.em.query(
+      `SELECT m.id, s.id AS stream_id, m.subject, m.recipient_id FROM message m
+         LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+        WHERE m.realm_id = $1 AND m.id = ANY($2::int[]) ORDER BY m.id FOR UPDATE OF m`,
+      [realmId, ids],
+    );
+  }
+
+  async usersWithRows(ids: number[]): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT DISTINCT um.user_profile_id AS id FROM user_message um JOIN user_profile u ON u.id = um.user_profile_id
+        WHERE um.message_id = ANY($1::int[]) AND u.is_active`,
+      [ids],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes the messages, their UserMessage rows, reactions and attachment links; returns deleted ids. */
+  async deleteMessages(ids: number[]): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `WITH um AS (DELETE FROM user_message WHERE message_id = ANY($1::int[])),
+            r AS (DELETE FROM reaction WHERE message_id = ANY($1::int[])),
+            am AS (DELETE FROM attachment_message WHERE message_id = ANY($1::int[])),
+            d AS (DELETE FROM message WHERE id = ANY($1::int[]) RETURNING id)
+       SELECT id FROM d`,
+      [ids],
+    );
+    return rows.map((r) => r.id);
+  }
+}

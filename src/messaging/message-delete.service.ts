@@ -1,0 +1,104 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { Errors } from '../common/errors/zulip-error';
+import { runInTransaction } from '../database/transaction';
+import type { Realm } from '../realm/realm.entity';
+import { GroupSettingsService } from '../users/group-settings.service';
+import { Clock } from './clock';
+import { AccessedMessage, MessageAccessService } from './message-access.service';
+import { pastDeadline } from './message-edit.policy';
+import { MessageDeleteRepository } from './message-delete.repository';
+import { MessageEditRepository } from './message-edit.repository';
+import { MessageEditService } from './message-edit.service';
+import { MessagesRepository } from './messages.repository';
+
+/**
+ * DELETE /messages/{id} (Zulip's delete_message_backend, validate_can_delete_message,
+ * do_delete_messages): permission and time-limit checks in Zulip's order; the message, its
+ * UserMessage rows, reactions and attachment links go in one transaction; delete_message events
+ * to those who could see it.
+ */
+@Injectable()
+export class MessageDeleteService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly access: MessageAccessService,
+    private readonly repo: MessageDeleteRepository,
+    private readonly editRepo: MessageEditRepository,
+    private readonly messages: MessagesRepository,
+    private readonly groupSettings: GroupSettingsService,
+    private readonly editor: MessageEditService,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    // The resolve-topic undo deletes the previous notice as the system.
+    this.editor.deleteNotice = async (realm, messageId) => {
+      const rows = await this.repo.messagesForDelete(realm.id, [messageId]);
+      if (rows.length > 0) await this.deleteRows(realm, rows);
+    };
+  }
+
+  async deleteMessage(auth: AuthContext, messageId: number): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const accessed = await this.access.accessMessage(auth, messageId, { lock: true, isModifying: true });
+      await this.validateCanDelete(auth, accessed);
+      const rows = await this.repo.messagesForDelete(auth.realm.id, [messageId]);
+      if (rows.length === 0) throw Errors.badRequest('Message already deleted');
+      const recipients = await this.access.eventRecipientIds(accessed);
+      await this.deleteRows(auth.realm, rows, recipients);
+    });
+  }
+
+  private async validateCanDelete(auth: AuthContext, accessed: AccessedMessage): Promise<void> {
+    const { user, realm } = auth;
+    const has = (groupId: number, allowEveryone: boolean) =>
+      this.groupSettings.hasPermission(realm.id, user, groupId, allowEveryone);
+    if (await has(realm.can_delete_any_message_group, false)) return;
+    const message = accessed.message;
+    const channel = message.isChannelMessage
+      ? await this.editRepo.channelForEdit(realm.id, user.id, message.streamId!)
+      : null;
+    if (channel) {
+      if ((await this.editor.isChannelAdmin(auth, channel)) || (await has(channel.canDeleteAnyMessageGroup, true))) return;
+    }
+    const refuse = () => Errors.badRequest("You don't have permission to delete this message");
+    if (message.senderId !== user.id) {
+      const sender = (await this.messages.usersByIdsInRealm(realm.id, [message.senderId]))[0];
+      if (!sender || !sender.isBot || sender.botOwnerId !== user.id) throw refuse();
+    }
+    if (!(await has(realm.can_delete_own_message_group, true))) {
+      if (!channel || !(await has(channel.canDeleteOwnMessageGroup, true))) throw refuse();
+    }
+    if (pastDeadline(message.dateSent, this.clock.now(), realm.messageContentDeleteLimitSeconds, 0)) {
+      throw Errors.badRequest('The time limit for deleting this message has passed');
+    }
+  }
+
+  /**
+   * Deletes messages (rows from messagesForDelete) with everything that hangs off them, keeps
+   * first_message_id right and queues delete_message events (one per conversation).
+   */
+  async deleteRows(
+    realm: Realm,
+    rows: Array<{ id: number; stream_id: number | null; subject: string; recipient_id: number }>,
+    recipients?: number[],
+  ): Promise<void> {
+    const ids = rows.map((r) => r.id);
+    let notify = recipients;
+    if (notify === undefined) notify = await this.repo.usersWithRows(ids);
+    const deleted = await this.repo.deleteMessages(ids);
+    if (deleted.length !== ids.length) throw Errors.badRequest('Message already deleted');
+    const channelIds = [...new Set(rows.map((r) => r.stream_id).filter((x): x is number => x !== null))];
+    await this.editRepo.refreshFirstMessageIds(channelIds);
+    const first = rows[0];
+    this.editor.sendDeleteEvent(
+      realm.id,
+      ids,
+      first.stream_id !== null ? { streamId: first.stream_id, topic: first.subject } : null,
+      notify,
+    );
+  }
+}
