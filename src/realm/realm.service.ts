@@ -119,7 +119,7 @@ export class RealmService {
       const groups = await this.realms.createSystemGroups(realm.id);
       const settings: Partial<Realm> = {};
       for (const name of REALM_GROUP_SETTING_NAMES) {
-        settings[name] = groups.get(REALM_GROUP_SETTINGS[name].default as SystemGroupName)!;
+        settings[name] = groups.get(REALM_GROUP_SETTINGS[name].default)!;
       }
       await this.realms.updateRealm(realm.id, settings);
       await this.realms.insertUserDefaults(realm.id, { ...defaultUserSettings(), ...input.userDefaults });

@@ -578,7 +578,7 @@ export function validateAgainstOpenApi(
   if (selection.schema === undefined) {
     // Documented without a JSON body (e.g. POST /real-time).
     const empty = body === undefined || body === null || body === '' ||
-      (typeof body === 'object' && !Array.isArray(body) && Object.keys(body as object).length === 0);
+      (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
     return {
       valid: empty,
       template: op.template,
@@ -597,7 +597,7 @@ export function validateAgainstOpenApi(
     };
   }
   const validate = compileFor(selection);
-  const valid = validate(body) as boolean;
+  const valid = validate(body);
   return { valid, template: op.template, response: selection.label, errors: valid ? [] : [...(validate.errors ?? [])] };
 }
 

@@ -38,7 +38,7 @@ export class ZulipExceptionFilter implements ExceptionFilter {
       if (status < 500) {
         const body = exception.getResponse();
         const msg =
-          typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : exception.message;
+          typeof body === 'object' && body && 'message' in body ? String((body).message) : exception.message;
         return new ZulipError(msg, 'BAD_REQUEST', status);
       }
     }

@@ -70,6 +70,10 @@ export function paramSpecs(dto: new () => object): ParamSpec[] {
   return (Reflect.getMetadata(PARAMS_KEY, dto) as ParamSpec[] | undefined) ?? [];
 }
 
+function limitOf(args: Record<string, unknown>): string {
+  return typeof args.limit === 'number' ? String(args.limit) : '?';
+}
+
 /** Zulip's message for a class-validator constraint failure on parameter `name`. */
 export function messageForConstraint(name: string, constraint: string, error: ValidationError): string {
   const args = { limit: constraintArgs(error, constraint)[0], ...(error.contexts?.[constraint] ?? {}) } as Record<
@@ -93,7 +97,7 @@ export function messageForConstraint(name: string, constraint: string, error: Va
     case 'isEnum':
       return `Invalid ${name}`;
     case 'maxLength':
-      return `${name} is too long (limit: ${String(args.limit ?? '?')} characters)`;
+      return `${name} is too long (limit: ${limitOf(args)} characters)`;
     case 'isNotEmpty':
     case 'minLength':
       return `${name} cannot be blank`;
@@ -104,7 +108,7 @@ export function messageForConstraint(name: string, constraint: string, error: Va
     case 'max':
       return `${name} is too large`;
     case 'arrayMaxSize':
-      return `${name} is too long (limit: ${String(args.limit ?? '?')} items)`;
+      return `${name} is too long (limit: ${limitOf(args)} items)`;
     default: {
       // Custom validators carry their full Zulip text as the message.
       const custom = error.constraints?.[constraint];
@@ -115,7 +119,7 @@ export function messageForConstraint(name: string, constraint: string, error: Va
 
 /** The arguments a class-validator decorator was declared with (`@MaxLength(60)` → [60]). */
 function constraintArgs(error: ValidationError, constraint: string): unknown[] {
-  const target = (error.target as object | undefined)?.constructor;
+  const target = (error.target)?.constructor;
   if (!target) return [];
   const meta = getMetadataStorage()
     .getTargetValidationMetadatas(target, '', true, false)

@@ -55,7 +55,7 @@ describe('push device tokens', () => {
     [{ appid: 'org.zulip.Zulip' }, "Missing 'token' argument"],
     [{ token: HEX, appid: "'; tables --" }, 'appid has invalid format'],
   ])('rejects %j with %s', async (form, msg) => {
-    const res = await post('apns_device_token', form as Record<string, string>);
+    const res = await post('apns_device_token', form);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ result: 'error', msg });
     // Zulip's document omits `var_name` from this endpoint's error schema, though the server sends it.
