@@ -91,11 +91,7 @@ export function openApiDocumentPath(): string {
 let cachedDoc: { file: string; doc: Json } | undefined;
 
 function jsonCachePath(file: string, stat: fs.Stats): string {
-  const key = crypto
-    .createHash('sha1')
-    .update(`${file}\0${stat.size}\0${stat.mtimeMs}`)
-    .digest('hex')
-    .slice(0, 16);
+  const key = crypto.createHash('sha1').update(`${file}\0${stat.size}\0${stat.mtimeMs}`).digest('hex').slice(0, 16);
   return path.join(os.tmpdir(), `zulip-openapi-${key}.json`);
 }
 
@@ -183,13 +179,16 @@ function buildPathMatchers(doc: Json): PathMatcher[] {
       }
       // Like Zulip's find_openapi_endpoint: `..._id` parameters are numeric,
       // `email` parameters are e-mail addresses; anything else is one segment.
-      const strict = segment.replace(/\{([^}]*)\}|([^{]+)/g, (_m, name: string | undefined, lit: string | undefined) => {
-        if (lit !== undefined) return escapeRegExp(lit);
-        const n = name ?? '';
-        if (/(^|_)id$/.test(n)) return '-?[0-9]+';
-        if (n === 'email') return '[^/]*@[^/]*';
-        return '[^/]+';
-      });
+      const strict = segment.replace(
+        /\{([^}]*)\}|([^{]+)/g,
+        (_m, name: string | undefined, lit: string | undefined) => {
+          if (lit !== undefined) return escapeRegExp(lit);
+          const n = name ?? '';
+          if (/(^|_)id$/.test(n)) return '-?[0-9]+';
+          if (n === 'email') return '[^/]*@[^/]*';
+          return '[^/]+';
+        },
+      );
       const loose = segment.replace(/\{[^}]*\}|([^{]+)/g, (_m, lit: string | undefined) =>
         lit !== undefined ? escapeRegExp(lit) : '[^/]+',
       );
@@ -452,7 +451,13 @@ function applyErrata(name: string, schema: Json): Json {
       ...schema,
       allOf: schema.allOf.map((branch: Json) =>
         branch?.properties?.['retry-after']?.type === 'integer'
-          ? { ...branch, properties: { ...branch.properties, 'retry-after': { ...branch.properties['retry-after'], type: 'number' } } }
+          ? {
+              ...branch,
+              properties: {
+                ...branch.properties,
+                'retry-after': { ...branch.properties['retry-after'], type: 'number' },
+              },
+            }
           : branch,
       ),
     };
@@ -577,7 +582,10 @@ export function validateAgainstOpenApi(
   const selection = selectResponse(op, status);
   if (selection.schema === undefined) {
     // Documented without a JSON body (e.g. POST /real-time).
-    const empty = body === undefined || body === null || body === '' ||
+    const empty =
+      body === undefined ||
+      body === null ||
+      body === '' ||
       (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
     return {
       valid: empty,
@@ -606,7 +614,12 @@ export function validateAgainstOpenApi(
  * returns with `status`. Throws an OpenApiMismatchError listing Ajv's errors
  * and an excerpt of the body otherwise.
  */
-export function expectMatchesOpenApi(method: HttpMethod | string, apiPath: string, status: number, body: unknown): void {
+export function expectMatchesOpenApi(
+  method: HttpMethod | string,
+  apiPath: string,
+  status: number,
+  body: unknown,
+): void {
   const result = validateAgainstOpenApi(method, apiPath, status, body);
   if (result.valid) return;
   const header =
@@ -705,7 +718,11 @@ export function isPlaceholderExample(example: unknown): boolean {
     entries.length > 0 &&
     entries.every(
       ([key, value]) =>
-        value === '' || value === 0 || value === false || value === null || value === key ||
+        value === '' ||
+        value === 0 ||
+        value === false ||
+        value === null ||
+        value === key ||
         (Array.isArray(value) && value.length === 0),
     )
   );
@@ -741,11 +758,14 @@ function describeError(error: ErrorObject, body: unknown, prefix: string): strin
   const where = prefix + error.instancePath || '(root)';
   let detail = error.message ?? error.keyword;
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') detail = `unexpected property "${String(params.additionalProperty)}" (additionalProperties: false)`;
+  if (error.keyword === 'additionalProperties')
+    detail = `unexpected property "${String(params.additionalProperty)}" (additionalProperties: false)`;
   else if (error.keyword === 'required') detail = `missing required property "${String(params.missingProperty)}"`;
   else if (error.keyword === 'enum') detail += ` ${JSON.stringify(params.allowedValues)}`;
   const value =
-    error.keyword === 'required' || error.keyword === 'additionalProperties' ? undefined : valueAt(body, error.instancePath);
+    error.keyword === 'required' || error.keyword === 'additionalProperties'
+      ? undefined
+      : valueAt(body, error.instancePath);
   const shown = value === undefined ? '' : `, got ${excerpt(value, 120).replace(/\s*\n\s*/g, ' ')}`;
   return `${where}: ${detail}${shown}   [schema ${error.schemaPath}]`;
 }
@@ -758,7 +778,12 @@ function branchName(branch: Json, index: number): string {
   const refName = (ref: unknown) => (typeof ref === 'string' ? ref.split('/').pop() : undefined);
   const name =
     refName(branch?.$ref) ??
-    (Array.isArray(branch?.allOf) ? branch.allOf.map((b: Json) => refName(b?.$ref)).filter(Boolean).join(' + ') : '') ??
+    (Array.isArray(branch?.allOf)
+      ? branch.allOf
+          .map((b: Json) => refName(b?.$ref))
+          .filter(Boolean)
+          .join(' + ')
+      : '') ??
     '';
   if (name) return `#${index} (${name})`;
   if (typeof branch?.type === 'string' || Array.isArray(branch?.type)) return `#${index} (${String(branch.type)})`;
@@ -781,7 +806,8 @@ function branchErrors(branch: Json, data: unknown): { errors: ErrorObject[]; sco
     // A wrong type at the top, or a wrong discriminator-like value (`type`,
     // `op`, ...: an enum/const on a direct property) means "wrong alternative".
     if (error.instancePath === '' && error.keyword === 'type') score += 1000;
-    if ((error.keyword === 'enum' || error.keyword === 'const') && error.instancePath.split('/').length === 2) score += 100;
+    if ((error.keyword === 'enum' || error.keyword === 'const') && error.instancePath.split('/').length === 2)
+      score += 100;
   }
   return { errors, score };
 }
@@ -796,7 +822,8 @@ function explainErrors(errors: ErrorObject[], body: unknown, prefix: string, dep
   const anyOfs: ErrorObject[] = [];
   for (const error of errors) {
     if (error.keyword !== 'anyOf' || !Array.isArray(error.schema) || depth > 6) continue;
-    if (anyOfs.some((a) => isUnder(error.instancePath, a.instancePath) && a.instancePath !== error.instancePath)) continue;
+    if (anyOfs.some((a) => isUnder(error.instancePath, a.instancePath) && a.instancePath !== error.instancePath))
+      continue;
     for (let i = anyOfs.length - 1; i >= 0; i -= 1) {
       if (isUnder(anyOfs[i].instancePath, error.instancePath)) anyOfs.splice(i, 1);
     }

@@ -37,8 +37,7 @@ export class ZulipExceptionFilter implements ExceptionFilter {
       if (status === 413) return Errors.payloadTooLarge();
       if (status < 500) {
         const body = exception.getResponse();
-        const msg =
-          typeof body === 'object' && body && 'message' in body ? String((body).message) : exception.message;
+        const msg = typeof body === 'object' && body && 'message' in body ? String(body.message) : exception.message;
         return new ZulipError(msg, 'BAD_REQUEST', status);
       }
     }

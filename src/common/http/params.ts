@@ -119,7 +119,7 @@ export function messageForConstraint(name: string, constraint: string, error: Va
 
 /** The arguments a class-validator decorator was declared with (`@MaxLength(60)` → [60]). */
 function constraintArgs(error: ValidationError, constraint: string): unknown[] {
-  const target = (error.target)?.constructor;
+  const target = error.target?.constructor;
   if (!target) return [];
   const meta = getMetadataStorage()
     .getTargetValidationMetadatas(target, '', true, false)
