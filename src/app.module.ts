@@ -20,6 +20,7 @@ import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
 import { RegisterModule } from './register/register.module';
+import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -36,6 +37,7 @@ export class AppModule {
         UsersModule,
         ChannelsModule,
         MessagingModule,
+        UploadsModule,
         RealmAdminModule,
         RegisterModule,
         HealthModule,

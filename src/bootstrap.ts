@@ -11,6 +11,7 @@ import { AppConfig } from './common/config/config';
 import { Errors } from './common/errors/zulip-error';
 import { setRequestId, ZulipRequest } from './common/http/request-params';
 import { captureRoutes } from './common/http/routes';
+import { fileUploadBodyParser, isFileUploadRequest } from './uploads/upload-body';
 
 const LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -25,7 +26,7 @@ const MAX_FIELDS = 1000;
 /**
  * Request parsing as Zulip does it: urlencoded and multipart form bodies for every method
  * (simple, non-extended parsing; explicit size limits), query strings, and the POST `method`
- * override. Uploads (issue: messaging) register their own multipart handling.
+ * override. POST /api/v1/user_uploads has its own multipart parser (src/uploads/upload-body.ts).
  */
 function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   const limit = config.maxBodyBytes;
@@ -35,12 +36,19 @@ function installBodyParsing(app: NestExpressApplication, config: AppConfig): voi
   });
   app.use(express.urlencoded({ extended: false, limit, parameterLimit: MAX_FIELDS }));
   const form = multer({ limits: { fieldSize: limit, fields: MAX_FIELDS, files: 0, fileSize: 0 } }).none();
+  const fileUpload = fileUploadBodyParser(config, MAX_FIELDS);
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return next();
+    // Files are accepted by POST /api/v1/user_uploads only; every other route refuses them.
+    if (isFileUploadRequest(req)) return fileUpload(req, res, next);
     form(req, res, (err?: unknown) => {
       if (!err) return next();
       const code = (err as { code?: string }).code;
-      next(code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE' ? Errors.payloadTooLarge() : Errors.badRequest('Malformed multipart body'));
+      next(
+        code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE'
+          ? Errors.payloadTooLarge()
+          : Errors.badRequest('Malformed multipart body'),
+      );
     });
   });
   // Zulip lets a POST say which method it means (`method=PATCH`), for clients that cannot send it.

@@ -353,7 +353,7 @@ export class RegisterService {
         jitsi_meet: { name: 'Jitsi Meet', id: 1 },
       },
       realm_default_external_accounts: defaultExternalAccountsForApi(),
-      max_file_upload_size_mib: 25,
+      max_file_upload_size_mib: this.config.maxFileUploadSizeMib,
       max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
       max_logo_file_size_mib: 5,

@@ -33,6 +33,10 @@ export interface AppConfig {
   queueGcIntervalMs: number;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
+  /** Largest uploaded file (POST /user_uploads), MiB; POST /register's max_file_upload_size_mib. */
+  maxFileUploadSizeMib: number;
+  /** Where uploaded files live: `<uploadsDir>/<realm_id>/<random>/<name>`. */
+  uploadsDir: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   seedDemoRealm: boolean;
   /** Apply pending migrations at start-up (off when a one-shot migrate job does it). */
@@ -303,6 +307,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     queueIdleTimeoutMs: intVar(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000, 1000, 86_400_000),
     queueGcIntervalMs: intVar(env, 'EVENT_QUEUE_GC_INTERVAL_MS', 60_000, 100, 3_600_000),
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
+    maxFileUploadSizeMib: intVar(env, 'MAX_FILE_UPLOAD_SIZE_MIB', 25, 0, 10_240),
+    uploadsDir: resolve(env.UPLOADS_DIR?.trim() || join(dataDir, 'uploads')),
     logLevel: logLevel as AppConfig['logLevel'],
     seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', mode === 'development'),
     runMigrations: boolVar(env, 'RUN_MIGRATIONS', true),

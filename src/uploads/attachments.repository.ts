@@ -1,0 +1,191 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { currentManager } from '../database/transaction';
+
+/** An attachment row as the uploads feature reads it. */
+export interface AttachmentRow {
+  id: number;
+  fileName: string;
+  pathId: string;
+  ownerId: number;
+  realmId: number;
+  createTime: Date;
+  size: number;
+  contentType: string | null;
+}
+
+/** Attachment.to_dict: times in milliseconds (whole seconds, as Zulip's time.mktime). */
+export interface AttachmentDict {
+  id: number;
+  name: string;
+  path_id: string;
+  size: number;
+  create_time: number;
+  messages: Array<{ id: number; date_sent: number }>;
+}
+
+interface RawRow {
+  id: number;
+  file_name: string;
+  path_id: string;
+  owner_id: number;
+  realm_id: number;
+  create_time: Date;
+  size: string;
+  content_type: string | null;
+}
+
+const toRow = (r: RawRow): AttachmentRow => ({
+  id: r.id,
+  fileName: r.file_name,
+  pathId: r.path_id,
+  ownerId: r.owner_id,
+  realmId: r.realm_id,
+  createTime: r.create_time,
+  size: Number(r.size),
+  contentType: r.content_type,
+});
+
+const ms = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000) * 1000;
+
+/** Is the attachment linked from a message in a public channel (web-public: and web-public)? */
+const PUBLIC_LINK = (webPublic: boolean) => `EXISTS (
+  SELECT 1 FROM attachment_message am
+    JOIN message m ON m.id = am.message_id
+    JOIN recipient r ON r.id = m.recipient_id AND r.type = 2
+    JOIN stream s ON s.id = r.type_id
+   WHERE am.attachment_id = a.id AND m.realm_id = a.realm_id AND NOT s.invite_only
+     ${webPublic ? 'AND s.is_web_public' : ''})`;
+
+const COLUMNS = `a.id, a.file_name, a.path_id, a.owner_id, a.realm_id, a.create_time, a.size, a.content_type`;
+
+@Injectable()
+export class AttachmentsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  async insert(a: {
+    fileName: string;
+    pathId: string;
+    ownerId: number;
+    realmId: number;
+    size: number;
+    contentType: string;
+  }): Promise<AttachmentRow> {
+    const rows = await this.em.query<RawRow[]>(
+      `INSERT INTO attachment (file_name, path_id, owner_id, realm_id, size, content_type, create_time)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       RETURNING id, file_name, path_id, owner_id, realm_id, create_time, size, content_type`,
+      [a.fileName, a.pathId, a.ownerId, a.realmId, a.size, a.contentType],
+    );
+    return toRow(rows[0]);
+  }
+
+  async byPathId(pathId: string): Promise<AttachmentRow | null> {
+    const rows = await this.em.query<RawRow[]>(`SELECT ${COLUMNS} FROM attachment a WHERE a.path_id = $1`, [pathId]);
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  /** The caller's own attachment, locked for deletion; null for anything else. */
+  async ownedForUpdate(ownerId: number, id: number): Promise<AttachmentRow | null> {
+    const rows = await this.em.query<RawRow[]>(
+      `SELECT ${COLUMNS} FROM attachment a WHERE a.id = $1 AND a.owner_id = $2 FOR UPDATE`,
+      [id, ownerId],
+    );
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.em.query(`DELETE FROM attachment WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Recomputes the cached is_realm_public / is_web_public flags from the current message links
+   * and returns them (Zulip fills them lazily; we keep them exact whenever we look).
+   */
+  async refreshPublicity(attachmentId: number): Promise<{ realmPublic: boolean; webPublic: boolean }> {
+    const rows = await this.em.query<Array<{ rp: boolean; wp: boolean }>>(
+      `WITH now_public AS (
+         SELECT a.id, ${PUBLIC_LINK(false)} AS rp, ${PUBLIC_LINK(true)} AS wp FROM attachment a WHERE a.id = $1
+       ), upd AS (
+         UPDATE attachment t SET is_realm_public = p.rp, is_web_public = p.wp FROM now_public p
+          WHERE t.id = p.id AND (t.is_realm_public IS DISTINCT FROM p.rp OR t.is_web_public IS DISTINCT FROM p.wp)
+       )
+       SELECT rp, wp FROM now_public`,
+      [attachmentId],
+    );
+    return { realmPublic: rows[0]?.rp === true, webPublic: rows[0]?.wp === true };
+  }
+
+  /** Refreshes the publicity flags of every attachment a message links. */
+  async refreshPublicityForMessage(messageId: number): Promise<void> {
+    await this.em.query(
+      `UPDATE attachment a SET is_realm_public = ${PUBLIC_LINK(false)}, is_web_public = ${PUBLIC_LINK(true)}
+        WHERE a.id IN (SELECT attachment_id FROM attachment_message WHERE message_id = $1)`,
+      [messageId],
+    );
+  }
+
+  /**
+   * The rest of Zulip's validate_attachment_request: the user received one of the linking
+   * messages (has a UserMessage row), or is subscribed to a channel with shared history that
+   * one of them was sent to.
+   */
+  async reachableThroughMessages(attachmentId: number, userId: number): Promise<boolean> {
+    const rows = await this.em.query<unknown[]>(
+      `SELECT 1 FROM attachment_message am
+         JOIN message m ON m.id = am.message_id
+        WHERE am.attachment_id = $1
+          AND (EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = $2 AND um.message_id = m.id)
+               OR EXISTS (SELECT 1 FROM subscription sub
+                            JOIN recipient r ON r.id = sub.recipient_id AND r.type = 2
+                            JOIN stream s ON s.id = r.type_id
+                           WHERE sub.user_profile_id = $2 AND sub.active AND sub.recipient_id = m.recipient_id
+                             AND s.history_public_to_subscribers))
+        LIMIT 1`,
+      [attachmentId, userId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The user's attachments, as GET /attachments lists them. */
+  async dictsOfOwner(ownerId: number): Promise<AttachmentDict[]> {
+    return this.dicts(`a.owner_id = $1`, [ownerId]);
+  }
+
+  async dictOf(id: number): Promise<AttachmentDict | null> {
+    return (await this.dicts(`a.id = $1`, [id]))[0] ?? null;
+  }
+
+  private async dicts(where: string, params: unknown[]): Promise<AttachmentDict[]> {
+    const rows = await this.em.query<Array<RawRow & { messages: Array<{ id: number; date_sent: string }> }>>(
+      `SELECT ${COLUMNS},
+              COALESCE((SELECT json_agg(json_build_object('id', m.id, 'date_sent', m.date_sent) ORDER BY m.id)
+                          FROM attachment_message am JOIN message m ON m.id = am.message_id
+                         WHERE am.attachment_id = a.id), '[]'::json) AS messages
+         FROM attachment a WHERE ${where} ORDER BY a.id`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.file_name,
+      path_id: r.path_id,
+      size: Number(r.size),
+      create_time: ms(r.create_time),
+      messages: r.messages.map((m) => ({ id: m.id, date_sent: ms(m.date_sent) })),
+    }));
+  }
+
+  /** Bytes of every upload of the realm (Realm.currently_used_upload_space_bytes). */
+  async realmUsage(realmId: number): Promise<number> {
+    const rows = await this.em.query<Array<{ total: string }>>(
+      `SELECT COALESCE(SUM(size), 0)::text AS total FROM attachment WHERE realm_id = $1`,
+      [realmId],
+    );
+    return Number(rows[0].total);
+  }
+}

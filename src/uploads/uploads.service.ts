@@ -1,0 +1,166 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { APP_CONFIG, AppConfig } from '../common/config/config';
+import { Errors } from '../common/errors/zulip-error';
+import { Role } from '../common/roles';
+import { runInTransaction } from '../database/transaction';
+import { EventsService } from '../events/events.service';
+import { MessageLifecycleHooks } from '../messaging/message-lifecycle.hooks';
+import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
+import type { ReceivedFile } from './upload-body';
+import { tooLargeMessage } from './upload-body';
+import { uploadContentType } from './upload-names';
+import { UploadStore } from './upload-store';
+
+/** Temporary (unauthenticated) file URLs live this long, as Zulip's. */
+const TEMPORARY_URL_SECONDS = 60;
+
+/**
+ * Uploaded files (Zulip's zerver/views/upload.py, zerver/lib/upload, zerver/lib/attachments.py):
+ * storing, the access check, temporary URLs, listing and deleting.
+ */
+@Injectable()
+export class UploadsService implements OnModuleInit {
+  private readonly logger = new Logger('Uploads');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repo: AttachmentsRepository,
+    private readonly store: UploadStore,
+    private readonly events: EventsService,
+    private readonly hooks: MessageLifecycleHooks,
+  ) {}
+
+  /** Keep the publicity caches of a message's attachments current after each send. */
+  onModuleInit(): void {
+    this.hooks.onMessageSent(async (info) => {
+      await this.repo.refreshPublicityForMessage(info.message.id);
+    });
+  }
+
+  /** upload_file_backend: one file, within the size limit; returns {uri, url, filename}. */
+  async upload(auth: AuthContext, files: ReceivedFile[]) {
+    const present = files.filter((f) => f.originalname !== '');
+    if (present.length === 0) throw Errors.badRequest('You must specify a file to upload');
+    if (present.length !== 1) throw Errors.badRequest('You may only upload one file at a time');
+    const file = present[0];
+    const mib = this.config.maxFileUploadSizeMib;
+    if (file.size > mib * 1024 * 1024) throw Errors.badRequest(tooLargeMessage(mib));
+    const fileName = file.originalname;
+    const pathId = this.store.newPathId(auth.realm.id, fileName);
+    const contentType = uploadContentType(file.mimetype, fileName);
+    let placed = false;
+    try {
+      const row = await runInTransaction(this.dataSource, async () => {
+        const inserted = await this.repo.insert({
+          fileName,
+          pathId,
+          ownerId: auth.user.id,
+          realmId: auth.realm.id,
+          size: file.size,
+          contentType,
+        });
+        // The file goes into place last: a failure before COMMIT leaves neither row nor file.
+        await this.store.place(file.path, pathId);
+        placed = true;
+        const dict = await this.repo.dictOf(inserted.id);
+        const used = await this.repo.realmUsage(auth.realm.id);
+        this.events.sendOnCommit(
+          auth.realm.id,
+          { type: 'attachment', op: 'add', attachment: dict, upload_space_used: used },
+          [auth.user.id],
+        );
+        return inserted;
+      });
+      const url = `/user_uploads/${row.pathId}`;
+      return { uri: url, url, filename: fileName };
+    } catch (err) {
+      if (placed) await this.store.remove(pathId).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * validate_attachment_request: the owner; any non-guest of the realm when a public-channel
+   * message links it; whoever received a linking message; a subscriber of a shared-history
+   * channel a linking message was sent to. Null for anything else (callers answer 404, so a
+   * file's existence is never revealed).
+   */
+  async accessible(auth: AuthContext, pathId: string): Promise<AttachmentRow | null> {
+    const attachment = await this.repo.byPathId(pathId);
+    if (!attachment || attachment.realmId !== auth.realm.id) return null;
+    const { realmPublic } = await this.repo.refreshPublicity(attachment.id);
+    if (attachment.ownerId === auth.user.id) return attachment;
+    if (realmPublic && auth.user.role !== Role.GUEST) return attachment;
+    if (await this.repo.reachableThroughMessages(attachment.id, auth.user.id)) return attachment;
+    return null;
+  }
+
+  /** serve_file_url_backend: a short-lived URL that needs no credentials. */
+  async temporaryUrl(auth: AuthContext, pathId: string): Promise<string | null> {
+    const attachment = await this.accessible(auth, pathId);
+    if (!attachment) return null;
+    const payload = `${attachment.pathId}\n${Math.floor(Date.now() / 1000) + TEMPORARY_URL_SECONDS}`;
+    const token = `${Buffer.from(payload).toString('base64url')}.${this.sign(payload)}`;
+    const name = attachment.pathId.split('/').pop()!;
+    return `/user_uploads/temporary/${token}/${encodeURIComponent(name)}`;
+  }
+
+  /** The attachment a temporary token names, or Zulip's `Invalid token` / `Invalid filename`. */
+  async fromTemporaryToken(token: string, fileName: string): Promise<AttachmentRow | null> {
+    const [body, mac] = token.split('.', 2);
+    if (!body || !mac || !/^[A-Za-z0-9_-]+$/.test(body)) throw Errors.badRequest('Invalid token');
+    const payload = Buffer.from(body, 'base64url').toString('utf8');
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(mac);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw Errors.badRequest('Invalid token');
+    const [pathId, expires] = payload.split('\n');
+    if (!pathId || !/^\d+$/.test(expires ?? '') || Number(expires) < Date.now() / 1000) {
+      throw Errors.badRequest('Invalid token');
+    }
+    if (pathId.split('/').pop() !== fileName) throw Errors.badRequest('Invalid filename');
+    return this.repo.byPathId(pathId);
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.config.secretKey).update(`user_uploads:${payload}`).digest('base64url');
+  }
+
+  /** GET /attachments. */
+  async list(auth: AuthContext) {
+    return {
+      attachments: await this.repo.dictsOfOwner(auth.user.id),
+      upload_space_used: await this.repo.realmUsage(auth.realm.id),
+    };
+  }
+
+  /** DELETE /attachments/{id}: the owner only; the file goes with the row. */
+  async remove(auth: AuthContext, id: number): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const attachment = id <= 2147483647 ? await this.repo.ownedForUpdate(auth.user.id, id) : null;
+      if (!attachment) throw Errors.badRequest('Invalid attachment');
+      await this.repo.delete(attachment.id);
+      try {
+        await this.store.remove(attachment.pathId);
+      } catch (err) {
+        this.logger.error(`deleting ${attachment.pathId}: ${err instanceof Error ? err.message : String(err)}`);
+        throw Errors.badRequest('An error occurred while deleting the attachment. Please try again later.');
+      }
+      const used = await this.repo.realmUsage(auth.realm.id);
+      this.events.sendOnCommit(
+        auth.realm.id,
+        { type: 'attachment', op: 'remove', attachment: { id: attachment.id }, upload_space_used: used },
+        [auth.user.id],
+      );
+    });
+  }
+
+  /** The stored file, for serving. */
+  open(pathId: string) {
+    return this.store.open(pathId);
+  }
+}
