@@ -130,26 +130,13 @@ export class AttachmentsRepository {
     );
   }
 
-  /**
-   * The rest of Zulip's validate_attachment_request: the user received one of the linking
-   * messages (has a UserMessage row), or is subscribed to a channel with shared history that
-   * one of them was sent to.
-   */
-  async reachableThroughMessages(attachmentId: number, userId: number): Promise<boolean> {
-    const rows = await this.em.query<unknown[]>(
-      `SELECT 1 FROM attachment_message am
-         JOIN message m ON m.id = am.message_id
-        WHERE am.attachment_id = $1
-          AND (EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = $2 AND um.message_id = m.id)
-               OR EXISTS (SELECT 1 FROM subscription sub
-                            JOIN recipient r ON r.id = sub.recipient_id AND r.type = 2
-                            JOIN stream s ON s.id = r.type_id
-                           WHERE sub.user_profile_id = $2 AND sub.active AND sub.recipient_id = m.recipient_id
-                             AND s.history_public_to_subscribers))
-        LIMIT 1`,
-      [attachmentId, userId],
+  /** Ids of the messages that link an attachment. */
+  async linkedMessageIds(attachmentId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ message_id: number }>>(
+      `SELECT message_id FROM attachment_message WHERE attachment_id = $1 ORDER BY message_id`,
+      [attachmentId],
     );
-    return rows.length > 0;
+    return rows.map((r) => r.message_id);
   }
 
   /** The user's attachments, as GET /attachments lists them. */

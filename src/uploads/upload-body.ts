@@ -23,7 +23,7 @@ export interface ReceivedFile {
 /** The files multer stored for this request (none for other requests). */
 export function receivedFiles(req: Request): ReceivedFile[] {
   const files = (req as Request & { files?: unknown }).files;
-  return Array.isArray(files) ? (files) : [];
+  return Array.isArray(files) ? files : [];
 }
 
 export function tooLargeMessage(mib: number): string {

@@ -101,7 +101,7 @@ export function uploadContentType(declared: string | undefined, fileName: string
 export function contentDisposition(pathId: string, inline: boolean): string {
   const name = basename(pathId);
   const kind = inline ? 'inline' : 'attachment';
-   
+
   if (/^[\x20-\x7e]*$/.test(name)) return `${kind}; filename="${name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   return `${kind}; filename*=utf-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())}`;
 }

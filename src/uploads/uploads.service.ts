@@ -8,6 +8,7 @@ import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
+import { MessageAccessService } from '../messaging/message-access.service';
 import { MessageLifecycleHooks } from '../messaging/message-lifecycle.hooks';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
 import type { ReceivedFile } from './upload-body';
@@ -33,6 +34,7 @@ export class UploadsService implements OnModuleInit {
     private readonly store: UploadStore,
     private readonly events: EventsService,
     private readonly hooks: MessageLifecycleHooks,
+    private readonly access: MessageAccessService,
   ) {}
 
   /** Keep the publicity caches of a message's attachments current after each send. */
@@ -86,9 +88,9 @@ export class UploadsService implements OnModuleInit {
 
   /**
    * validate_attachment_request: the owner; any non-guest of the realm when a public-channel
-   * message links it; whoever received a linking message; a subscriber of a shared-history
-   * channel a linking message was sent to. Null for anything else (callers answer 404, so a
-   * file's existence is never revealed).
+   * message links it; whoever may access a linking message (the message endpoints' rule, so
+   * leaving a private channel takes its files away with its messages). Null for anything else
+   * (callers answer 404, so a file's existence is never revealed).
    */
   async accessible(auth: AuthContext, pathId: string): Promise<AttachmentRow | null> {
     const attachment = await this.repo.byPathId(pathId);
@@ -96,8 +98,9 @@ export class UploadsService implements OnModuleInit {
     const { realmPublic } = await this.repo.refreshPublicity(attachment.id);
     if (attachment.ownerId === auth.user.id) return attachment;
     if (realmPublic && auth.user.role !== Role.GUEST) return attachment;
-    if (await this.repo.reachableThroughMessages(attachment.id, auth.user.id)) return attachment;
-    return null;
+    const linked = await this.repo.linkedMessageIds(attachment.id);
+    const reachable = await this.access.accessibleMessages(auth, linked, { withBodies: false });
+    return reachable.length > 0 ? attachment : null;
   }
 
   /** serve_file_url_backend: a short-lived URL that needs no credentials. */

@@ -231,9 +231,9 @@ describe('uploads: POST /user_uploads, GET /user_uploads/..., /attachments', () 
     // Cordelia joins later: shared history lets her in.
     await subscribe(t, HAMLET, 'upload-private', [CORDELIA]);
     expect((await fetchFile(CORDELIA, f.url)).status).toBe(200);
-    // Othello leaves: he keeps his UserMessage row, which Zulip counts as access.
+    // Othello leaves: the channel's messages and their files go with it.
     await unsubscribe(t, OTHELLO, 'upload-private');
-    expect((await fetchFile(OTHELLO, f.url)).status).toBe(200);
+    expect((await fetchFile(OTHELLO, f.url)).status).toBe(404);
     await unsubscribe(t, CORDELIA, 'upload-private');
     expect((await fetchFile(CORDELIA, f.url)).status).toBe(404);
   });
