@@ -92,7 +92,7 @@ export class MessageDeleteService implements OnModuleInit {
     const deleted = await this.repo.deleteMessages(ids);
     if (deleted.length !== ids.length) throw Errors.badRequest('Message already deleted');
     const channelIds = [...new Set(rows.map((r) => r.stream_id).filter((x): x is number => x !== null))];
-    await this.editRepo.refreshFirstMessageIds(channelIds);
+    const firstMessageIdChanges = await this.editRepo.refreshFirstMessageIds(channelIds);
     const first = rows[0];
     this.editor.sendDeleteEvent(
       realm.id,
@@ -100,5 +100,6 @@ export class MessageDeleteService implements OnModuleInit {
       first.stream_id !== null ? { streamId: first.stream_id, topic: first.subject } : null,
       notify,
     );
+    this.editor.sendFirstMessageIdUpdates(realm.id, firstMessageIdChanges, notify);
   }
 }

@@ -288,13 +288,25 @@ export class MessageEditRepository {
     ]);
   }
 
-  /** Recomputes the channels' first_message_id from their remaining messages. */
-  async refreshFirstMessageIds(channelIds: number[]): Promise<void> {
-    if (channelIds.length === 0) return;
-    await this.em.query(
-      `UPDATE stream s SET first_message_id = (SELECT min(m.id) FROM message m
-                                                WHERE m.realm_id = s.realm_id AND m.recipient_id = s.recipient_id)
-        WHERE s.id = ANY($1::int[])`,
+  /**
+   * Recomputes the channels' first_message_id from their remaining messages; returns the
+   * channels whose value changed.
+   */
+  async refreshFirstMessageIds(
+    channelIds: number[],
+  ): Promise<Array<{ id: number; name: string; first_message_id: number | null }>> {
+    if (channelIds.length === 0) return [];
+    return this.em.query(
+      `WITH fresh AS (
+         SELECT s.id, (SELECT min(m.id) FROM message m
+                        WHERE m.realm_id = s.realm_id AND m.recipient_id = s.recipient_id) AS first_id
+           FROM stream s WHERE s.id = ANY($1::int[])),
+       changed AS (
+         UPDATE stream s SET first_message_id = fresh.first_id
+           FROM fresh
+          WHERE s.id = fresh.id AND s.first_message_id IS DISTINCT FROM fresh.first_id
+         RETURNING s.id, s.name, s.first_message_id)
+       SELECT id, name, first_message_id FROM changed ORDER BY id`,
       [channelIds],
     );
   }

@@ -412,6 +412,7 @@ export class MessageEditService {
     if (moved) event.propagate_mode = input.propagateMode;
 
     let losingUserMessages = new Set<number>();
+    let firstMessageIdChanges: Array<{ id: number; name: string; first_message_id: number | null }> = [];
     let losingAccess = new Set<number>();
     let gaining: number[] = [];
     let newSubscribers: Array<{ id: number; role: number }> = [];
@@ -477,7 +478,7 @@ export class MessageEditService {
         target.inviteOnly !== orig.inviteOnly,
         target.isWebPublic !== orig.isWebPublic,
       );
-      await this.repo.refreshFirstMessageIds([orig.id, target.id]);
+      firstMessageIdChanges = await this.repo.refreshFirstMessageIds([orig.id, target.id]);
     }
     event.message_ids = changedIds;
 
@@ -501,6 +502,7 @@ export class MessageEditService {
       for (const id of ids) if (!flagsByUser.has(id)) flagsByUser.set(id, ['read']);
     }
     this.sendUpdateEvent(realm.id, event, flagsByUser);
+    this.sendFirstMessageIdUpdates(realm.id, firstMessageIdChanges, flagsByUser.keys());
 
     if (!moved) return { detached_uploads: detached };
 
@@ -627,6 +629,33 @@ export class MessageEditService {
       }
       return out;
     });
+  }
+
+  /**
+   * `stream` update events for channels whose oldest message changed through a move or a
+   * deletion (zerver/actions/message_delete.py check_update_first_message_id).
+   */
+  sendFirstMessageIdUpdates(
+    realmId: number,
+    changed: Array<{ id: number; name: string; first_message_id: number | null }>,
+    userIds: Iterable<number>,
+  ): void {
+    const recipients = [...userIds];
+    if (recipients.length === 0) return;
+    for (const c of changed) {
+      this.events.sendOnCommit(
+        realmId,
+        {
+          type: 'stream',
+          op: 'update',
+          property: 'first_message_id',
+          value: c.first_message_id,
+          stream_id: c.id,
+          name: c.name,
+        },
+        recipients,
+      );
+    }
   }
 
   /** delete_message events (bulk form for clients with bulk_message_deletion). */
