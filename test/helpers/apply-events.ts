@@ -546,6 +546,70 @@ function applyUpdateMessageFlags(state: State, ctx: ApplyContext, event: Event):
   }
 }
 
+/** The unread stream bucket holding a message, if it is unread. */
+function unreadBucket(state: State, messageId: number): Json | undefined {
+  return ((state.unread_msgs?.streams ?? []) as Json[]).find((s) =>
+    (s.unread_message_ids as number[]).includes(messageId),
+  );
+}
+
+/**
+ * update_message: unread messages follow a topic rename or a move to another channel (Zulip's
+ * apply_event), and an edited unread message's mention follows its new flags (as clients do).
+ */
+function applyUpdateMessage(state: State, ctx: ApplyContext, event: Event): void {
+  const unread = state.unread_msgs;
+  if (!unread) return;
+  const ids = (event.message_ids ?? [event.message_id]) as number[];
+  if ('new_stream_id' in event || 'subject' in event) {
+    for (const id of ids) {
+      const bucket = unreadBucket(state, id);
+      if (!bucket) continue;
+      const mentioned = (unread.mentions as number[]).includes(id);
+      removeUnread(state, [id]);
+      addUnread(
+        state,
+        ctx,
+        id,
+        {
+          type: 'stream',
+          stream_id: (event.new_stream_id ?? bucket.stream_id) as number,
+          topic: (event.subject ?? bucket.topic) as string,
+          mentioned,
+        },
+        false,
+      );
+    }
+  }
+  if (Array.isArray(event.flags) && typeof event.message_id === 'number' && 'rendered_content' in event) {
+    const id = event.message_id;
+    const flags = event.flags as string[];
+    const bucket = unreadBucket(state, id);
+    const isUnreadDm = [...unread.pms, ...unread.huddles].some((e: Json) => e.unread_message_ids.includes(id));
+    if (bucket || isUnreadDm) {
+      const wildcard = flags.some((f) => f.endsWith('wildcard_mentioned'));
+      const muted = bucket ? isMutedTopic(state, bucket.stream_id, bucket.topic) : false;
+      const mentioned = flags.includes('mentioned') || (wildcard && !muted);
+      const others = (unread.mentions as number[]).filter((m) => m !== id);
+      unread.mentions = mentioned ? unique([...others, id]) : others;
+    }
+  }
+}
+
+/**
+ * Keys Zulip's apply_event re-reads from the database for these events rather than deriving
+ * them (delete_message: max_message_id, and recent_private_conversations for direct messages).
+ */
+export function keysRecomputedByServer(events: Event[]): string[] {
+  const keys = new Set<string>();
+  for (const e of events) {
+    if (e.type !== 'delete_message') continue;
+    keys.add('max_message_id');
+    if (e.message_type === 'private') keys.add('recent_private_conversations');
+  }
+  return [...keys];
+}
+
 /** Applies one event to `state` in place (zerver/lib/events.py apply_event). */
 export function applyEvent(state: State, event: Event, ctx: ApplyContext): void {
   switch (event.type) {
@@ -559,6 +623,17 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       return applyMessage(state, ctx, event);
     case 'update_message_flags':
       return applyUpdateMessageFlags(state, ctx, event);
+    case 'update_message':
+      return applyUpdateMessage(state, ctx, event);
+    case 'delete_message': {
+      const ids = (event.message_ids ?? [event.message_id]) as number[];
+      removeUnread(state, ids);
+      // Clients drop deleted messages from their starred list too.
+      if (Array.isArray(state.starred_messages)) {
+        state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
+      }
+      return;
+    }
     case 'realm':
       return applyRealm(state, ctx, event);
     case 'realm_user':
