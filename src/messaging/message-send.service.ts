@@ -8,6 +8,8 @@ import { isDbId } from '../database/ids';
 import { EventsService } from '../events/events.service';
 import { onCommit } from '../database/transaction';
 import { MessageLifecycleHooks } from './message-lifecycle.hooks';
+import { ChannelQueriesService } from '../channels/channel-queries.service';
+import { VisibilityPolicy } from '../channels/user-topic.entity';
 import type { QueueOptions } from '../events/event-queue';
 import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -19,7 +21,14 @@ import { flagsToApi } from './flags';
 import { inContentAccessGroups, isGuest } from './message-access.policy';
 import { messageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
 import { MARKDOWN_VERSION, MessageRenderService } from './message-render.service';
-import { hasNul, normalizeContent, normalizeTopicForSend, pyStrip, truncateTopic } from './message-text';
+import {
+  hasNul,
+  normalizeContent,
+  normalizeTopicForSend,
+  pyStrip,
+  topicForClient,
+  truncateTopic,
+} from './message-text';
 import { MessageType } from './message.entity';
 import { ChannelForSend, MessagesRepository } from './messages.repository';
 import {
@@ -114,6 +123,7 @@ export class MessageSendService {
     private readonly realms: RealmService,
     private readonly events: EventsService,
     private readonly hooks: MessageLifecycleHooks,
+    private readonly channelQueries: ChannelQueriesService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -328,17 +338,27 @@ export class MessageSendService {
     const policy = this.automaticVisibilityPolicy(user, channel);
     if (policy !== null) {
       await this.messages.upsertUserTopic(user.id, channel.id, channel.recipientId, topic, policy, dateSent);
-      this.events.sendOnCommit(
-        realm.id,
-        {
-          type: 'user_topic',
-          stream_id: channel.id,
-          topic_name: topic,
-          last_updated: Math.floor(dateSent.getTime() / 1000),
-          visibility_policy: policy,
-        },
-        [user.id],
-      );
+      const userTopicEvent = {
+        type: 'user_topic',
+        stream_id: channel.id,
+        topic_name: topic,
+        last_updated: Math.floor(dateSent.getTime() / 1000),
+        visibility_policy: policy,
+      };
+      if (channel.senderVisibilityPolicy === VisibilityPolicy.MUTED) {
+        // The topic leaves the legacy muted_topics list: its event comes first, as in Zulip's
+        // do_set_user_topic_visibility_policy (queues registered for user_topic skip it).
+        this.events.sendOnCommit(
+          realm.id,
+          { type: 'muted_topics', muted_topics: await this.channelQueries.mutedTopics(auth) },
+          [user.id],
+        );
+      }
+      // Clients without empty_topic_name see the empty topic's display name.
+      this.events.sendOnCommit(realm.id, userTopicEvent, [user.id], (queue) => ({
+        ...userTopicEvent,
+        topic_name: topicForClient(topic, queue.options.clientCapabilities.empty_topic_name === true),
+      }));
       result.automatic_new_visibility_policy = policy;
     }
 
