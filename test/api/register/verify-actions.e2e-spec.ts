@@ -8,6 +8,7 @@
  * parameters, a "modern" client with every capability and subscriber lists, and a legacy client
  * with no capabilities (as zulip-terminal registers, with subscribers).
  */
+import { AuthService } from '../../../src/users/auth.service';
 import { applyEvents, ApplyContext, keysRecomputedByServer, normalizeState, State } from '../../helpers/apply-events';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
@@ -518,6 +519,26 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => send(OTHELLO, { type: 'direct', to: [hamlet, cordelia], content: 'all of us' }));
       await verify(HAMLET, () => send(HAMLET, { type: 'direct', to: [hamlet], content: 'note to self' }));
       await verify(HAMLET, () => send(HAMLET, { type: 'direct', to: [othello], content: 'reply' }));
+    });
+
+    it('user_topic from sending (automatic follow, also of the empty topic and of a muted topic)', async () => {
+      // No settings endpoint yet: the user setting is set in the database (a fixture).
+      const hamlet = await userId(t, HAMLET);
+      await t.dataSource.query(`UPDATE user_profile SET automatically_follow_topics_policy = 2 WHERE id = $1`, [
+        hamlet,
+      ]);
+      t.app.get(AuthService).invalidateUser(hamlet);
+      await verify(HAMLET, () => send(HAMLET, { type: 'stream', to: 'Verona', topic: 'followed', content: 'x' }), {
+        expectTypes: ['user_topic'],
+      });
+      await verify(HAMLET, () => send(HAMLET, { type: 'stream', to: 'Denmark', topic: '', content: 'x' }));
+      const verona = await channelId(t, 'Verona');
+      await ok(t, 'post', '/user_topics', HAMLET, { stream_id: verona, topic: 'quiet', visibility_policy: 1 });
+      await verify(HAMLET, () => send(HAMLET, { type: 'stream', to: 'Verona', topic: 'quiet', content: 'x' }));
+      await t.dataSource.query(`UPDATE user_profile SET automatically_follow_topics_policy = 4 WHERE id = $1`, [
+        hamlet,
+      ]);
+      t.app.get(AuthService).invalidateUser(hamlet);
     });
 
     it('update_message_flags (read, unread, starred)', async () => {
