@@ -266,6 +266,10 @@ describe('POST /register for real clients', () => {
       );
     });
 
+    it('client_gravatar false: every user has an avatar URL', () => {
+      for (const u of body.realm_users as Body[]) expect(u.avatar_url).toEqual(expect.stringContaining('gravatar.com'));
+    });
+
     it('sends the modern forms only (no legacy top-level settings, no muted_topics)', () => {
       expect(body).not.toHaveProperty('twenty_four_hour_time');
       expect(body).not.toHaveProperty('enable_desktop_notifications');
@@ -351,6 +355,12 @@ describe('POST /register for real clients', () => {
           `subscription ${String(sub.name)}`,
         );
       }
+    });
+
+    it('client_gravatar true: gravatar users have a null avatar_url (the client computes it)', () => {
+      for (const u of body.realm_users as Body[]) expect(u.avatar_url).toBeNull();
+      // The user's own avatar is always a URL (Zulip forces client_gravatar off for it).
+      expect(body.avatar_url).toEqual(expect.stringContaining('gravatar.com'));
     });
 
     it('lists muted topics as [channel, topic, timestamp] and unread DMs with sender_id', () => {
