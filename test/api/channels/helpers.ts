@@ -1,72 +1,17 @@
-import type { Response } from 'supertest';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import type { TestApp } from '../../helpers/test-app';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
-
-/** Form-encodes params the way Zulip clients do: strings as-is, everything else as JSON. */
-export function encodeParams(params: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) {
-    if (v === undefined) continue;
-    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
-}
-
-/** An authenticated API call (GET: query string; others: urlencoded body). */
-export async function call(
-  t: TestApp,
-  method: Method,
-  path: string,
-  email: string,
-  params: Record<string, unknown> = {},
-): Promise<Response> {
-  const url = `/api/v1${path}`;
-  const encoded = encodeParams(params);
-  const auth = await t.auth(email);
-  if (method === 'get')
-    return t
-      .http()
-      .get(url)
-      .auth(...auth)
-      .query(encoded);
-  return t
-    .http()
-    [method](url)
-    .auth(...auth)
-    .type('form')
-    .send(encoded);
-}
-
-/** The id of a channel by name, read from the database. */
-export async function channelId(t: TestApp, name: string): Promise<number> {
-  const rows = await t.dataSource.query<
-    Array<{
-      id: number;
-    }>
-  >(`SELECT id FROM stream WHERE upper(name) = upper($1)`, [name]);
-  if (rows.length === 0) throw new Error(`no channel ${name}`);
-  return rows[0].id;
-}
-
-export async function userId(t: TestApp, email: string): Promise<number> {
-  const rows = await t.dataSource.query<
-    Array<{
-      id: number;
-    }>
-  >(`SELECT id FROM user_profile WHERE lower(delivery_email) = lower($1)`, [email]);
-  if (rows.length === 0) throw new Error(`no user ${email}`);
-  return rows[0].id;
-}
-
-export async function systemGroupId(t: TestApp, name: string): Promise<number> {
-  const rows = await t.dataSource.query<Array<{ id: number }>>(
-    `SELECT g.id FROM user_group g JOIN realm r ON r.id = g.realm_id WHERE r.string_id = 'zulip' AND g.name = $1`,
-    [name],
-  );
-  return rows[0].id;
-}
+import { call } from '../../helpers/api';
+export {
+  call,
+  channelId,
+  encodeParams,
+  expectError,
+  expectSuccess,
+  groupId as systemGroupId,
+  userId,
+  type Method,
+} from '../../helpers/api';
 
 /** Names of the channels `email` is actively subscribed to. */
 export async function subscribedNames(t: TestApp, email: string): Promise<string[]> {
@@ -77,20 +22,6 @@ export async function subscribedNames(t: TestApp, email: string): Promise<string
     [email],
   );
   return rows.map((r) => r.name);
-}
-
-export function expectError(res: Response, status: number, msg: string, code = 'BAD_REQUEST'): void {
-  expect({ status: res.status, body: res.body as unknown }).toEqual({
-    status,
-    body: expect.objectContaining({ result: 'error', msg, code }),
-  });
-}
-
-export function expectSuccess(res: Response): void {
-  expect({ status: res.status, body: res.body as unknown }).toEqual({
-    status: 200,
-    body: expect.objectContaining({ result: 'success', msg: '' }),
-  });
 }
 
 export interface EventQueue {

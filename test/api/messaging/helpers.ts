@@ -1,100 +1,31 @@
-import type { Response } from 'supertest';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { RealmService } from '../../../src/realm/realm.service';
 import { AuthService } from '../../../src/users/auth.service';
 import { UsersService } from '../../../src/users/users.service';
 import type { TestApp } from '../../helpers/test-app';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
-
-export const HAMLET = 'hamlet@zulip.com';
-export const OTHELLO = 'othello@zulip.com';
-export const IAGO = 'iago@zulip.com';
-export const DESDEMONA = 'desdemona@zulip.com';
-export const CORDELIA = 'cordelia@zulip.com';
-export const PROSPERO = 'prospero@zulip.com';
-export const POLONIUS = 'polonius@zulip.com';
-export const SHIVA = 'shiva@zulip.com';
-export const AARON = 'AARON@zulip.com';
-export const ZOE = 'ZOE@zulip.com';
-export const BOT = 'default-bot@zulip.com';
-
-/** Form-encodes params the way Zulip clients do: strings as-is, everything else as JSON. */
-export function encodeParams(params: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) {
-    if (v === undefined) continue;
-    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
-}
-
-/** An authenticated API call (GET: query string; others: urlencoded body). */
-export async function call(
-  t: TestApp,
-  method: Method,
-  path: string,
-  email: string,
-  params: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  const url = `/api/v1${path}`;
-  const encoded = encodeParams(params);
-  const auth = await t.auth(email);
-  let req =
-    method === 'get'
-      ? t
-          .http()
-          .get(url)
-          .auth(...auth)
-          .query(encoded)
-      : t
-          .http()
-          [method](url)
-          .auth(...auth)
-          .type('form');
-  for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
-  return method === 'get' ? req : req.send(encoded);
-}
-
-export async function channelId(t: TestApp, name: string): Promise<number> {
-  const rows = await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM stream WHERE upper(name) = upper($1)`, [
-    name,
-  ]);
-  if (rows.length === 0) throw new Error(`no channel ${name}`);
-  return rows[0].id;
-}
-
-export async function userId(t: TestApp, email: string): Promise<number> {
-  const rows = await t.dataSource.query<Array<{ id: number }>>(
-    `SELECT id FROM user_profile WHERE lower(delivery_email) = lower($1) ORDER BY id DESC`,
-    [email],
-  );
-  if (rows.length === 0) throw new Error(`no user ${email}`);
-  return rows[0].id;
-}
-
-export async function systemGroupId(t: TestApp, name: string, realm = 'zulip'): Promise<number> {
-  const rows = await t.dataSource.query<Array<{ id: number }>>(
-    `SELECT g.id FROM user_group g JOIN realm r ON r.id = g.realm_id WHERE r.string_id = $2 AND g.name = $1`,
-    [name, realm],
-  );
-  return rows[0].id;
-}
-
-export function expectError(res: Response, status: number, msg: string, code = 'BAD_REQUEST'): void {
-  expect({ status: res.status, body: res.body as unknown }).toEqual({
-    status,
-    body: expect.objectContaining({ result: 'error', msg, code }),
-  });
-}
-
-export function expectSuccess(res: Response): void {
-  expect({ status: res.status, body: res.body as unknown }).toEqual({
-    status: 200,
-    body: expect.objectContaining({ result: 'success', msg: '' }),
-  });
-}
+import { call, channelId, userId } from '../../helpers/api';
+export {
+  AARON,
+  call,
+  channelId,
+  CORDELIA,
+  DEFAULT_BOT as BOT,
+  DESDEMONA,
+  encodeParams,
+  expectError,
+  expectSuccess,
+  groupId as systemGroupId,
+  HAMLET,
+  IAGO,
+  type Method,
+  OTHELLO,
+  POLONIUS,
+  PROSPERO,
+  SHIVA,
+  userId,
+  ZOE,
+} from '../../helpers/api';
 
 /** Sends a channel message as `email` and returns its id. */
 export async function sendChannel(
