@@ -11,6 +11,8 @@ export interface MessageSentInfo {
   recipientIds: readonly number[];
   /** UserMessage flag bits, in the order of recipientIds. */
   flags: readonly number[];
+  /** The message links uploaded files (attachment rows were linked to it). */
+  hasAttachment: boolean;
 }
 
 export type MessageSentHandler = (info: MessageSentInfo) => void | Promise<void>;

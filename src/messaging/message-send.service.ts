@@ -386,6 +386,7 @@ export class MessageSendService {
       new Map([[user.id, userBriefOf(user)]]),
       recipients,
       flags,
+      hasAttachment,
     );
     return result;
   }
@@ -503,7 +504,7 @@ export class MessageSendService {
       streamName: null,
       dmUserIds: participantIds,
     };
-    this.queueMessageEvent(realm, echoOf(user.id, input), row, participants, participantIds, flags);
+    this.queueMessageEvent(realm, echoOf(user.id, input), row, participants, participantIds, flags, hasAttachment);
     return { id };
   }
 
@@ -672,6 +673,7 @@ export class MessageSendService {
     users: ReadonlyMap<number, UserBrief>,
     recipientIds: number[],
     flags: number[],
+    hasAttachment = false,
   ): void {
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
@@ -692,7 +694,7 @@ export class MessageSendService {
       }
       return dict;
     };
-    onCommit(() => this.hooks.messageSent({ realm, message: row, users, recipientIds, flags }));
+    onCommit(() => this.hooks.messageSent({ realm, message: row, users, recipientIds, flags, hasAttachment }));
     this.events.sendOnCommit(realm.id, { type: 'message' }, recipientIds, (queue, userId) => {
       const event: Record<string, unknown> & { type: string } = {
         type: 'message',

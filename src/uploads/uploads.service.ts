@@ -40,7 +40,8 @@ export class UploadsService implements OnModuleInit {
   /** Keep the publicity caches of a message's attachments current after each send. */
   onModuleInit(): void {
     this.hooks.onMessageSent(async (info) => {
-      await this.repo.refreshPublicityForMessage(info.message.id);
+      // Only messages that link uploads can change a file's visibility.
+      if (info.hasAttachment) await this.repo.refreshPublicityForMessage(info.message.id);
     });
   }
 
