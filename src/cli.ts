@@ -73,10 +73,13 @@ async function main(): Promise<void> {
     await db.stop();
     return;
   }
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, db.url), { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, db.url), {
+    logger: ['error', 'warn'],
+  });
   const realms = app.get(RealmService);
   const users = app.get(UsersService);
-  const realmNamed = async (stringId: string) => (await realms.findByStringId(stringId)) ?? fail(`No realm '${stringId}'`);
+  const realmNamed = async (stringId: string) =>
+    (await realms.findByStringId(stringId)) ?? fail(`No realm '${stringId}'`);
   const userNamed = async (realmId: number, email: string) =>
     (await users.findByEmailInRealm(realmId, email)) ?? fail(`No user '${email}' in that realm`);
   try {

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   const app = await createApp(config, db.url);
   if (config.seedDemoRealm) await seedDemoRealm(app);
   await app.listen(config.port, config.host);
-  logger.log(`${config.mode} server listening on http://${config.host}:${config.port} (realm host ${config.externalHost})`);
+  logger.log(
+    `${config.mode} server listening on http://${config.host}:${config.port} (realm host ${config.externalHost})`,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -11,7 +11,9 @@ export async function resolveDatabase(config: AppConfig): Promise<{ url: string;
   if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => undefined };
   const logger = new Logger('EmbeddedPostgres');
   const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
-  logger.log(`DATABASE_URL not set; starting embedded PostgreSQL in ${join(config.dataDir, 'postgres')} on port ${port}`);
+  logger.log(
+    `DATABASE_URL not set; starting embedded PostgreSQL in ${join(config.dataDir, 'postgres')} on port ${port}`,
+  );
   const db = await startEmbeddedPostgres(join(config.dataDir, 'postgres'), 'zulip', {
     port,
     log: (line) => {

@@ -21,7 +21,30 @@ import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
 /** Every entity, listed explicitly (no glob discovery). */
-export const ENTITIES = [Realm, RealmUserDefault, UserProfile, UserGroup, UserGroupMembership, GroupGroupMembership, CustomProfileField, CustomProfileFieldValue, NavigationView, PushDeviceToken, Recipient, Stream, DefaultStream, Subscription, UserTopic, ChannelFolder, Message, UserMessage, DirectMessageGroup, Reaction, Attachment, AttachmentMessage];
+export const ENTITIES = [
+  Realm,
+  RealmUserDefault,
+  UserProfile,
+  UserGroup,
+  UserGroupMembership,
+  GroupGroupMembership,
+  CustomProfileField,
+  CustomProfileFieldValue,
+  NavigationView,
+  PushDeviceToken,
+  Recipient,
+  Stream,
+  DefaultStream,
+  Subscription,
+  UserTopic,
+  ChannelFolder,
+  Message,
+  UserMessage,
+  DirectMessageGroup,
+  Reaction,
+  Attachment,
+  AttachmentMessage,
+];
 
 // Foreign keys, declared in one place so entity files need not import each other.
 foreignKey(RealmUserDefault, 'realm_id', () => Realm);

@@ -16,7 +16,10 @@ const logger = new Logger('Transaction');
  * published only for changes that really happened (Zulip's send_event_on_commit).
  * Nested calls join the outer transaction.
  */
-export async function runInTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+export async function runInTransaction<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
   const outer = storage.getStore();
   if (outer) return work(outer.manager);
   const ctx: { value?: TxContext } = {};

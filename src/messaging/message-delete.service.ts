@@ -62,7 +62,8 @@ export class MessageDeleteService implements OnModuleInit {
       ? await this.editRepo.channelForEdit(realm.id, user.id, message.streamId!)
       : null;
     if (channel) {
-      if ((await this.editor.isChannelAdmin(auth, channel)) || (await has(channel.canDeleteAnyMessageGroup, true))) return;
+      if ((await this.editor.isChannelAdmin(auth, channel)) || (await has(channel.canDeleteAnyMessageGroup, true)))
+        return;
     }
     const refuse = () => Errors.badRequest("You don't have permission to delete this message");
     if (message.senderId !== user.id) {

@@ -28,7 +28,9 @@ function lstripChars(text: string, chars: string): string {
 
 /** Topics that would resolve the empty topic (`✔` alone or `✔ general chat`). */
 export function isResolvingGeneralChat(topic: string): boolean {
-  return topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${Limits.EMPTY_TOPIC_DISPLAY_NAME}`;
+  return (
+    topic === RESOLVED_TOPIC_PREFIX.trim() || topic === `${RESOLVED_TOPIC_PREFIX}${Limits.EMPTY_TOPIC_DISPLAY_NAME}`
+  );
 }
 
 export interface TopicChange {
@@ -126,9 +128,7 @@ export function moveNoticeTexts(args: {
 
 /** Zulip's encode_hash_component for narrow URLs. */
 export function encodeHashComponent(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/\./g, '%2E')
-    .replace(/%/g, '.');
+  return encodeURIComponent(text).replace(/\./g, '%2E').replace(/%/g, '.');
 }
 
 /** stream_message_url: `<realm>/#narrow/channel/<id>-<name>/topic/<topic>/near/<id>`. */

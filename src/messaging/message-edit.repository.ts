@@ -68,7 +68,10 @@ export function attachmentDict(a: AttachmentDictRow) {
     path_id: a.path_id,
     size: Number(a.size),
     create_time: Math.floor(new Date(a.create_time).getTime() / 1000) * 1000,
-    messages: a.messages.map((m) => ({ id: m.id, date_sent: Math.floor(new Date(m.date_sent).getTime() / 1000) * 1000 })),
+    messages: a.messages.map((m) => ({
+      id: m.id,
+      date_sent: Math.floor(new Date(m.date_sent).getTime() / 1000) * 1000,
+    })),
   };
 }
 
@@ -282,10 +285,10 @@ export class MessageEditRepository {
 
   async removeUserMessages(userIds: number[], messageIds: number[]): Promise<void> {
     if (userIds.length === 0 || messageIds.length === 0) return;
-    await this.em.query(`DELETE FROM user_message WHERE user_profile_id = ANY($1::int[]) AND message_id = ANY($2::int[])`, [
-      userIds,
-      messageIds,
-    ]);
+    await this.em.query(
+      `DELETE FROM user_message WHERE user_profile_id = ANY($1::int[]) AND message_id = ANY($2::int[])`,
+      [userIds, messageIds],
+    );
   }
 
   /**

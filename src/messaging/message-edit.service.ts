@@ -56,7 +56,8 @@ export interface UpdateMessageInput {
   topic?: string;
 }
 
-const MENTION_MASK = Flag.mentioned | Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned | Flag.group_mentioned;
+const MENTION_MASK =
+  Flag.mentioned | Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned | Flag.group_mentioned;
 
 /** Zulip's settings.RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS. */
 const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60;
@@ -199,7 +200,8 @@ export class MessageEditService {
       let target = orig;
       if (streamId !== undefined) {
         const found = await this.repo.channelForEdit(realm.id, user.id, streamId);
-        const groups = found && found.inviteOnly && !found.subscribed ? await this.messages.groupIdsOfUser(user.id) : null;
+        const groups =
+          found && found.inviteOnly && !found.subscribed ? await this.messages.groupIdsOfUser(user.id) : null;
         if (!found || !hasChannelContentAccess(user, found, found.subscribed, groups)) {
           throw Errors.badRequest('Invalid channel ID');
         }
@@ -228,7 +230,10 @@ export class MessageEditService {
         if (!(await this.canEditTopic(auth, edit.orig, edit.target))) {
           throw Errors.badRequest("You don't have permission to edit this message");
         }
-        if (!isModerator && pastDeadline(message.dateSent, now, realm.moveMessagesWithinStreamLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)) {
+        if (
+          !isModerator &&
+          pastDeadline(message.dateSent, now, realm.moveMessagesWithinStreamLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)
+        ) {
           throw Errors.badRequest("The time limit for editing this message's topic has passed.");
         }
       }
@@ -252,7 +257,9 @@ export class MessageEditService {
         }
       }
       if (message.isChannelMessage && rendered.mentionsTopicWildcard) {
-        topicParticipants = new Set(await this.messages.topicParticipantIds(realm.id, message.recipientId, message.subject));
+        topicParticipants = new Set(
+          await this.messages.topicParticipantIds(realm.id, message.recipientId, message.subject),
+        );
         if (wildcardNeedsPermission(topicParticipants.size) && !(await canMentionMany())) {
           throw new ZulipError(
             'You do not have permission to use topic wildcard mentions in this topic.',
@@ -279,7 +286,10 @@ export class MessageEditService {
           throw Errors.badRequest("You don't have permission to move this message");
         }
         await this.sender.checkChannelSendPermission(auth, edit.target);
-        if (!isModerator && pastDeadline(message.dateSent, now, realm.moveMessagesBetweenStreamsLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)) {
+        if (
+          !isModerator &&
+          pastDeadline(message.dateSent, now, realm.moveMessagesBetweenStreamsLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)
+        ) {
           throw Errors.badRequest("The time limit for editing this message's channel has passed");
         }
       }
@@ -290,7 +300,8 @@ export class MessageEditService {
         await this.checkChangeAllTimeLimit(auth, accessed, edit, now);
       }
       // 10. can_create_topic_group of the target.
-      if (moved && !resolveToggle) await this.checkCanCreateTopic(auth, edit.target, edit.topic?.target ?? edit.origTopic);
+      if (moved && !resolveToggle)
+        await this.checkCanCreateTopic(auth, edit.target, edit.topic?.target ?? edit.origTopic);
     }
 
     return this.doUpdate(auth, accessed, edit, input, newContent, render, groupMembers, topicParticipants, now);
@@ -551,13 +562,25 @@ export class MessageEditService {
     const items = [];
     if (texts.newThread !== null) {
       items.push({
-        target: { kind: 'channel' as const, channelId: target.id, recipientId: target.recipientId, name: target.name, topic: targetTopic },
+        target: {
+          kind: 'channel' as const,
+          channelId: target.id,
+          recipientId: target.recipientId,
+          name: target.name,
+          topic: targetTopic,
+        },
         content: texts.newThread,
       });
     }
     if (texts.oldThread !== null) {
       items.push({
-        target: { kind: 'channel' as const, channelId: orig.id, recipientId: orig.recipientId, name: orig.name, topic: origTopic },
+        target: {
+          kind: 'channel' as const,
+          channelId: orig.id,
+          recipientId: orig.recipientId,
+          name: orig.name,
+          topic: origTopic,
+        },
         content: texts.oldThread,
       });
     }
@@ -593,7 +616,10 @@ export class MessageEditService {
       ? `${silentMention(user)} has marked this topic as resolved.`
       : `${silentMention(user)} has marked this topic as unresolved.`;
     const [id] = await this.sender.sendInternal(realm, bot, [
-      { target: { kind: 'channel', channelId: channel.id, recipientId: channel.recipientId, name: channel.name, topic }, content: text },
+      {
+        target: { kind: 'channel', channelId: channel.id, recipientId: channel.recipientId, name: channel.name, topic },
+        content: text,
+      },
     ]);
     await this.repo.setMessageType(id, MessageType.RESOLVE_TOPIC_NOTIFICATION);
     await this.repo.markRead(user.id, [id], Flag.read);
@@ -610,7 +636,10 @@ export class MessageEditService {
     const next = new Set(pathIds);
     if (prev.length === next.size && prev.every((a) => next.has(a.pathId))) return [];
     const removed = prev.filter((a) => !next.has(a.pathId));
-    await this.repo.unlinkAttachments(messageId, removed.map((a) => a.id));
+    await this.repo.unlinkAttachments(
+      messageId,
+      removed.map((a) => a.id),
+    );
     const added = pathIds.filter((p) => !prevPaths.has(p));
     if (added.length > 0) await this.messages.claimAttachments(auth.realm.id, senderId, messageId, added);
     const remaining = await this.repo.linkedAttachments(messageId);
@@ -623,9 +652,13 @@ export class MessageEditService {
   private sendUpdateEvent(realmId: number, event: Record<string, unknown>, flagsByUser: Map<number, string[]>) {
     this.events.sendOnCommit(realmId, { type: 'update_message' }, [...flagsByUser.keys()], (queue, userId) => {
       const allowEmpty = queue.options.clientCapabilities.empty_topic_name === true;
-      const out: Record<string, unknown> & { type: string } = { ...event, type: 'update_message', flags: flagsByUser.get(userId) ?? [] };
+      const out: Record<string, unknown> & { type: string } = {
+        ...event,
+        type: 'update_message',
+        flags: flagsByUser.get(userId) ?? [],
+      };
       for (const key of ['orig_subject', 'subject']) {
-        if (typeof out[key] === 'string') out[key] = topicForClient(out[key] as string, allowEmpty);
+        if (typeof out[key] === 'string') out[key] = topicForClient(out[key], allowEmpty);
       }
       return out;
     });
@@ -695,4 +728,3 @@ export class MessageEditService {
     }
   }
 }
-

@@ -127,7 +127,10 @@ export class MessageReportService {
       const byId = new Map(people.map((p) => [p.id, { id: p.id, fullName: p.fullName }]));
       const senderPerson = byId.get(message.senderId) ?? { id: message.senderId, fullName: '' };
       const others = message.dmUserIds
-        ? message.dmUserIds.filter((id) => id !== message.senderId).map((id) => byId.get(id)!).filter(Boolean)
+        ? message.dmUserIds
+            .filter((id) => id !== message.senderId)
+            .map((id) => byId.get(id)!)
+            .filter(Boolean)
         : null;
       const dmIds = (message.dmUserIds ?? []).join(',');
       const dmSlug = (message.dmUserIds?.length ?? 0) > 2 ? 'group' : 'dm';
@@ -148,7 +151,13 @@ export class MessageReportService {
       const topic = channel.topicsPolicy === TopicsPolicy.empty_topic_only ? '' : `${senderPerson.fullName} moderation`;
       await this.sender.sendInternal(realm, bot, [
         {
-          target: { kind: 'channel', channelId: channel.id, recipientId: channel.recipientId, name: channel.name, topic },
+          target: {
+            kind: 'channel',
+            channelId: channel.id,
+            recipientId: channel.recipientId,
+            name: channel.name,
+            topic,
+          },
           content,
         },
       ]);

@@ -48,7 +48,8 @@ export interface UserDictOptions {
 
 /** Zulip's user dict (zerver/lib/users.py format_user_row). */
 export function userDict(user: UserProfile, opts: UserDictOptions): Record<string, unknown> {
-  const visible = user.id === opts.viewer.id || canSeeDeliveryEmail(opts.viewer.role, user.settings.email_address_visibility);
+  const visible =
+    user.id === opts.viewer.id || canSeeDeliveryEmail(opts.viewer.role, user.settings.email_address_visibility);
   const dict: Record<string, unknown> = {
     email: apiEmail(user, opts.realmHost),
     user_id: user.id,
@@ -63,7 +64,8 @@ export function userDict(user: UserProfile, opts: UserDictOptions): Record<strin
     date_joined: isoFormat(user.dateJoined),
     delivery_email: visible ? user.deliveryEmail : null,
     role: user.role,
-    avatar_url: opts.clientGravatar && user.avatarSource === 'G' ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
+    avatar_url:
+      opts.clientGravatar && user.avatarSource === 'G' ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
   };
   if (user.isBot) {
     dict.bot_type = user.botType;

@@ -170,14 +170,20 @@ describe('accepts bodies from the document', () => {
 
   it('undocumented error statuses are checked against the generic Zulip error shape', () => {
     // GET /server_settings documents only 200.
-    expectMatchesOpenApi('get', '/server_settings', 401, { result: 'error', msg: 'Unauthorized', code: 'UNAUTHORIZED' });
+    expectMatchesOpenApi('get', '/server_settings', 401, {
+      result: 'error',
+      msg: 'Unauthorized',
+      code: 'UNAUTHORIZED',
+    });
     expectMatchesOpenApi('get', '/server_settings', 404, {
       result: 'error',
       msg: 'Not found',
       code: 'BAD_REQUEST',
       extra_detail: 1, // error-specific fields are allowed here
     });
-    const message = thrownMessage(() => expectMatchesOpenApi('get', '/server_settings', 401, { result: 'error', msg: 'x' }));
+    const message = thrownMessage(() =>
+      expectMatchesOpenApi('get', '/server_settings', 401, { result: 'error', msg: 'x' }),
+    );
     expect(message).toMatch(/generic Zulip error shape/);
     expect(message).toMatch(/missing required property "code"/);
   });
@@ -189,7 +195,11 @@ describe('accepts bodies from the document', () => {
       req: { method: 'POST', path: '/api/v1/messages?x=1' },
     });
     expect(() =>
-      expectResponseMatchesOpenApi({ status: 200, body: { result: 'success', msg: '' }, req: { method: 'POST', path: '/api/v1/messages' } }),
+      expectResponseMatchesOpenApi({
+        status: 200,
+        body: { result: 'success', msg: '' },
+        req: { method: 'POST', path: '/api/v1/messages' },
+      }),
     ).toThrow(/missing required property "id"/);
   });
 });
@@ -203,14 +213,16 @@ describe('rejects wrong bodies', () => {
   });
 
   it('wrong type', () => {
-    const message = thrownMessage(() => expectMatchesOpenApi('post', '/messages', 200, { result: 'success', msg: '', id: '42' }));
+    const message = thrownMessage(() =>
+      expectMatchesOpenApi('post', '/messages', 200, { result: 'success', msg: '', id: '42' }),
+    );
     expect(message).toMatch(/\/id: must be integer, got "42"/);
   });
 
   it('wrong enum value', () => {
-    expect(thrownMessage(() => expectMatchesOpenApi('post', '/messages', 200, { result: 'ok', msg: '', id: 1 }))).toMatch(
-      /\/result: must be equal to one of the allowed values \["success"\]/,
-    );
+    expect(
+      thrownMessage(() => expectMatchesOpenApi('post', '/messages', 200, { result: 'ok', msg: '', id: 1 })),
+    ).toMatch(/\/result: must be equal to one of the allowed values \["success"\]/);
   });
 
   it('null where the document does not say nullable', () => {
@@ -222,7 +234,9 @@ describe('rejects wrong bodies', () => {
 
   it('extra field where additionalProperties is false', () => {
     const [example] = getOpenApiExamples('get', '/server_settings', 200) as Array<Record<string, unknown>>;
-    const message = thrownMessage(() => expectMatchesOpenApi('get', '/server_settings', 200, { ...example, bogus_field: 1 }));
+    const message = thrownMessage(() =>
+      expectMatchesOpenApi('get', '/server_settings', 200, { ...example, bogus_field: 1 }),
+    );
     expect(message).toMatch(/unexpected property "bogus_field" \(additionalProperties: false\)/);
   });
 
@@ -264,7 +278,10 @@ describe('schema conversion', () => {
     expect(toJsonSchema({ type: 'integer', nullable: true, example: 3, 'x-foo': 1, description: 'd' })).toEqual({
       type: ['integer', 'null'],
     });
-    expect(toJsonSchema({ type: 'string', enum: ['a'], nullable: true })).toEqual({ type: ['string', 'null'], enum: ['a', null] });
+    expect(toJsonSchema({ type: 'string', enum: ['a'], nullable: true })).toEqual({
+      type: ['string', 'null'],
+      enum: ['a', null],
+    });
     expect(toJsonSchema({ nullable: true })).toEqual({});
     expect(toJsonSchema({ $ref: '#/components/schemas/User', nullable: true })).toEqual({
       anyOf: [{ type: 'null' }, { $ref: 'zulip-openapi-components.json#/components/schemas/User' }],

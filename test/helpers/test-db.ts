@@ -18,7 +18,6 @@ export function testDbInfo(): TestDbInfo {
   return { adminUrl, template };
 }
 
-
 /**
  * Builds the template database once per run: migrations, then the demo realm through the real
  * services. Test workers race for it; a PostgreSQL advisory lock lets exactly one build it.

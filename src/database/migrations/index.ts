@@ -5,4 +5,10 @@ import { Channels1795274009109 } from './1795274009109-Channels';
 import { Messaging1795274250846 } from './1795274250846-Messaging';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
-export const MIGRATIONS = [Initial1795273649453, UsersGroupsProfileFields1795273944794, PushDeviceTokens1795273949745, Channels1795274009109, Messaging1795274250846];
+export const MIGRATIONS = [
+  Initial1795273649453,
+  UsersGroupsProfileFields1795273944794,
+  PushDeviceTokens1795273949745,
+  Channels1795274009109,
+  Messaging1795274250846,
+];

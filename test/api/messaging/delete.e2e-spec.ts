@@ -35,7 +35,9 @@ describe('DELETE /messages/{message_id}', () => {
   it('the sender deletes their message: rows, reactions gone; events (bulk and legacy)', async () => {
     const id = await sendChannel(t, HAMLET, 'Verona', 'delete me', 'bye');
     await call(t, 'post', `/messages/${id}/reactions`, OTHELLO, { emoji_name: 'octopus' });
-    const bulk = await openQueue(t, OTHELLO, ['delete_message'], { client_capabilities: { bulk_message_deletion: true } });
+    const bulk = await openQueue(t, OTHELLO, ['delete_message'], {
+      client_capabilities: { bulk_message_deletion: true },
+    });
     const legacy = await openQueue(t, HAMLET, ['delete_message']);
     const res = await del(HAMLET, id);
     expect(res.status).toBe(200);

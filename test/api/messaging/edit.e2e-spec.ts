@@ -30,7 +30,13 @@ describe('PATCH /messages/{message_id}', () => {
   const row = async (id: number) =>
     (
       await t.dataSource.query<
-        Array<{ content: string; subject: string; recipient_id: number; edit_history: unknown; last_edit_time: Date | null }>
+        Array<{
+          content: string;
+          subject: string;
+          recipient_id: number;
+          edit_history: unknown;
+          last_edit_time: Date | null;
+        }>
       >(`SELECT content, subject, recipient_id, edit_history, last_edit_time FROM message WHERE id = $1`, [id])
     )[0];
   const topicMessages = async (channel: string, topic: string) =>
@@ -86,7 +92,9 @@ describe('PATCH /messages/{message_id}', () => {
 
   it('empty content becomes (deleted); mention flags are recomputed', async () => {
     const id = await sendChannel(t, HAMLET, 'Verona', 'mentions', 'hello');
-    expect(await patch(HAMLET, id, { content: '@**Othello, the Moor of Venice** look' })).toMatchObject({ status: 200 });
+    expect(await patch(HAMLET, id, { content: '@**Othello, the Moor of Venice** look' })).toMatchObject({
+      status: 200,
+    });
     expect((await umFlags(t, OTHELLO, id))! & 8).toBe(8);
     expect(await patch(HAMLET, id, { content: '   ' })).toMatchObject({ status: 200 });
     expect((await row(id)).content).toBe('(deleted)');
@@ -193,7 +201,9 @@ describe('PATCH /messages/{message_id}', () => {
     const b = await sendChannel(t, HAMLET, 'Denmark', 'partial', 'two');
     expect((await patch(HAMLET, b, { topic: 'partial 2' })).status).toBe(200);
     const notice = (await topicMessages('Denmark', 'partial 2'))[1];
-    expect(notice.content).toMatch(/^\[A message\]\(http.*\/near\/\d+\) was moved here from #\*\*Denmark>partial\*\* by @_\*\*King Hamlet\|\d+\*\*\.$/);
+    expect(notice.content).toMatch(
+      /^\[A message\]\(http.*\/near\/\d+\) was moved here from #\*\*Denmark>partial\*\* by @_\*\*King Hamlet\|\d+\*\*\.$/,
+    );
   });
 
   it('resolve and unresolve: prefix, permission, notice, no move notice', async () => {
@@ -296,7 +306,11 @@ describe('PATCH /messages/{message_id}', () => {
     // Iago (subscriber of the protected target) got a row and the update event.
     expect(await umFlags(t, IAGO, id)).not.toBeNull();
     const ie = (await takeEvents(t, qIago)).filter((e) => e.type === 'update_message');
-    expect(ie[0]).toMatchObject({ new_stream_id: targetId, stream_id: await channelId(t, 'Verona'), orig_subject: 'to move' });
+    expect(ie[0]).toMatchObject({
+      new_stream_id: targetId,
+      stream_id: await channelId(t, 'Verona'),
+      orig_subject: 'to move',
+    });
     const first = await t.dataSource.query<Array<{ first_message_id: number }>>(
       `SELECT first_message_id FROM stream WHERE id = $1`,
       [targetId],

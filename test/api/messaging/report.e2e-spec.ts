@@ -42,7 +42,9 @@ describe('POST /messages/{message_id}/report', () => {
   it('reports a direct message', async () => {
     const id = await sendDirect(t, OTHELLO, [await userId(t, HAMLET)], 'rude');
     expect((await report(HAMLET, id, { report_type: 'harassment' })).status).toBe(200);
-    expect((await lastInCoreTeam()).content).toMatch(/reported a direct message sent by .* at <time:.*\*\*Harassment\*\*\. \n```\n\n``` spoiler \[Original message\]\(http.*#narrow\/dm\//s);
+    expect((await lastInCoreTeam()).content).toMatch(
+      /reported a direct message sent by .* at <time:.*\*\*Harassment\*\*\. \n```\n\n``` spoiler \[Original message\]\(http.*#narrow\/dm\//s,
+    );
   });
 
   it('refuses in Zulip order', async () => {
@@ -51,7 +53,11 @@ describe('POST /messages/{message_id}/report', () => {
     expectError(bad, 400, 'Invalid report_type: Value error, Not in the list of possible values');
     expectMatchesOpenApi('post', '/messages/{message_id}/report', 400, bad.body);
     expectError(await report(HAMLET, id, { report_type: 'other' }), 400, 'An explanation is required.');
-    expectError(await report(HAMLET, id, { report_type: 'other', description: '  ' }), 400, 'An explanation is required.');
+    expectError(
+      await report(HAMLET, id, { report_type: 'other', description: '  ' }),
+      400,
+      'An explanation is required.',
+    );
     expectError(
       await report(HAMLET, id, { report_type: 'spam', description: 'x'.repeat(1001) }),
       400,

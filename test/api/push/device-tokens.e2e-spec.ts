@@ -9,7 +9,10 @@ describe('push device tokens', () => {
   let hamletId: number;
   beforeAll(async () => {
     t = await startTestApp();
-    const me = await t.http().get('/api/v1/users/me').auth(...(await t.auth('hamlet@zulip.com')));
+    const me = await t
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...(await t.auth('hamlet@zulip.com')));
     hamletId = me.body.user_id;
   });
   afterAll(() => t.close());

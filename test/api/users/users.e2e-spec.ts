@@ -9,7 +9,10 @@ describe('users endpoints', () => {
   afterAll(() => t.close());
 
   it('GET /users/me returns the caller with max_message_id', async () => {
-    const res = await t.http().get('/api/v1/users/me').auth(...(await t.auth('iago@zulip.com')));
+    const res = await t
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...(await t.auth('iago@zulip.com')));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       result: 'success',
