@@ -21,6 +21,36 @@ export interface ChannelAccessFields {
   canAddSubscribersGroup: number;
 }
 
+/** The `stream` columns (snake_case, as SELECTed) that ChannelAccessFields come from. */
+export interface ChannelAccessRow {
+  id: number;
+  realm_id: number;
+  name: string;
+  recipient_id: number;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  deactivated: boolean;
+  can_subscribe_group: number;
+  can_add_subscribers_group: number;
+}
+
+/** Maps a raw `stream` row to the fields every channel access check reads. */
+export function channelAccessFields(r: ChannelAccessRow): ChannelAccessFields {
+  return {
+    id: r.id,
+    realmId: r.realm_id,
+    name: r.name,
+    recipientId: r.recipient_id,
+    inviteOnly: r.invite_only,
+    isWebPublic: r.is_web_public,
+    historyPublicToSubscribers: r.history_public_to_subscribers,
+    deactivated: r.deactivated,
+    canSubscribeGroup: r.can_subscribe_group,
+    canAddSubscribersGroup: r.can_add_subscribers_group,
+  };
+}
+
 export interface Viewer {
   id: number;
   realmId: number;

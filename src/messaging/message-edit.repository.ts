@@ -1,3 +1,4 @@
+import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -106,16 +107,8 @@ export class MessageEditRepository {
     if (rows.length === 0) return null;
     const r = rows[0];
     return {
-      id: r.id,
-      realmId: r.realm_id,
-      name: r.name,
-      recipientId: r.recipient_id,
-      inviteOnly: r.invite_only,
-      isWebPublic: r.is_web_public,
-      historyPublicToSubscribers: r.history_public_to_subscribers,
-      deactivated: r.deactivated,
+      ...channelAccessFields(r),
       topicsPolicy: r.topics_policy,
-      canAddSubscribersGroup: r.can_add_subscribers_group,
       canAdministerChannelGroup: r.can_administer_channel_group,
       canCreateTopicGroup: r.can_create_topic_group,
       canDeleteAnyMessageGroup: r.can_delete_any_message_group,
@@ -124,7 +117,6 @@ export class MessageEditRepository {
       canMoveMessagesWithinChannelGroup: r.can_move_messages_within_channel_group,
       canResolveTopicsGroup: r.can_resolve_topics_group,
       canSendMessageGroup: r.can_send_message_group,
-      canSubscribeGroup: r.can_subscribe_group,
       subscribed: r.subscribed,
     };
   }

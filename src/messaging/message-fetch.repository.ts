@@ -1,3 +1,4 @@
+import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -91,16 +92,7 @@ export class MessageFetchRepository {
     const r = rows[0];
     if (!r) return null;
     return {
-      id: r.id,
-      realmId: r.realm_id,
-      name: r.name,
-      recipientId: r.recipient_id,
-      inviteOnly: r.invite_only,
-      isWebPublic: r.is_web_public,
-      historyPublicToSubscribers: r.history_public_to_subscribers,
-      deactivated: r.deactivated,
-      canSubscribeGroup: r.can_subscribe_group,
-      canAddSubscribersGroup: r.can_add_subscribers_group,
+      ...channelAccessFields(r),
       canSendMessageGroup: r.can_send_message_group,
       subscribed: r.subscribed,
     };

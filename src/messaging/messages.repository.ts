@@ -1,3 +1,4 @@
+import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -131,19 +132,10 @@ interface ChannelForSendRaw {
 
 function toChannelForSend(r: ChannelForSendRaw): ChannelForSend {
   return {
-    id: r.id,
-    realmId: r.realm_id,
-    name: r.name,
-    recipientId: r.recipient_id,
-    inviteOnly: r.invite_only,
-    isWebPublic: r.is_web_public,
-    historyPublicToSubscribers: r.history_public_to_subscribers,
-    deactivated: r.deactivated,
+    ...channelAccessFields(r),
     topicsPolicy: r.topics_policy,
     canSendMessageGroup: r.can_send_message_group,
     canCreateTopicGroup: r.can_create_topic_group,
-    canSubscribeGroup: r.can_subscribe_group,
-    canAddSubscribersGroup: r.can_add_subscribers_group,
     senderSubscribed: r.sender_subscribed,
     senderMuted: r.sender_muted,
     senderVisibilityPolicy: r.sender_visibility_policy,
