@@ -12,6 +12,8 @@ export function validateToken(token: string, kind: number): void {
   if (kind === DeviceKind.APNS && !/^(?:[0-9a-fA-F]{2})+$/.test(token)) {
     throw Errors.badRequest('Invalid APNS token');
   }
+  // PostgreSQL text cannot hold NUL; no real FCM token contains one.
+  if (token.includes('\u0000')) throw Errors.badRequest('Invalid FCM token');
 }
 
 /** Device tokens for push notifications (zerver/views/push_notifications.py). */
