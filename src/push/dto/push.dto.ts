@@ -1,4 +1,4 @@
-import { IsString, Matches } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 import { Arg } from '../../common/http/params';
 
 export class AddApnsTokenArgs {
@@ -9,6 +9,7 @@ export class AddApnsTokenArgs {
   @Arg()
   @IsString()
   @Matches(/^[.a-zA-Z0-9-]+$/)
+  @MaxLength(255) // the ios_app_id column's length
   appid: string;
 }
 
