@@ -44,7 +44,8 @@ import {
   permissionCombinationError,
   streamPostPolicyFor,
 } from './channels.policy';
-import { ChannelsRepository, isUniqueViolation } from './channels.repository';
+import { isUniqueViolation } from '../common/errors/unique-violation';
+import { ChannelsRepository } from './channels.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { incompatibleParameters } from './subscriptions.service';
 

@@ -9,7 +9,8 @@ import { renderDescription } from './channel-description';
 import { ChannelEvents } from './channel-events';
 import { channelFolderNameError, cleanDescription } from './channels.policy';
 import { ChannelFoldersRepository } from './channel-folders.repository';
-import { ChannelsRepository, isUniqueViolation } from './channels.repository';
+import { isUniqueViolation } from '../common/errors/unique-violation';
+import { ChannelsRepository } from './channels.repository';
 
 /** Zulip's ChannelFolderDict (plus `order`, which newer servers send). */
 export function channelFolderDict(f: ChannelFolder): Record<string, unknown> {

@@ -34,8 +34,6 @@ export type SubscriptionColumn =
   | 'email_notifications'
   | 'wildcard_mentions_notify';
 
-const PG_UNIQUE_VIOLATION = '23505';
-
 /**
  * Rows of a raw query. TypeORM answers UPDATE and DELETE statements with `[rows, rowCount]`
  * (INSERT and SELECT with the rows), so RETURNING results need unwrapping.
@@ -45,14 +43,6 @@ export function returnedRows<T>(result: unknown): T[] {
     return result[0] as T[];
   }
   return result as T[];
-}
-
-/** Was `err` a unique-index violation (optionally of the named index)? */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  const code = e?.driverError?.code ?? e?.code;
-  const name = e?.driverError?.constraint ?? e?.constraint;
-  return code === PG_UNIQUE_VIOLATION && (constraint === undefined || name === constraint);
 }
 
 /** Channels, their recipients, subscriptions and default channels. */

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import { onUniqueViolation } from '../common/errors/unique-violation';
 import { EventsService } from '../events/events.service';
 import { CustomProfileField } from './custom-profile-field.entity';
 import { CustomProfileFieldsRepository } from './custom-profile-fields.repository';
@@ -53,6 +54,9 @@ function parseStoredData(field: CustomProfileField): FieldData {
  * zerver/actions/custom_profile_fields.py). Every change sends the realm's full field list in a
  * `custom_profile_fields` event.
  */
+/** Unique index on (realm_id, name): the arbiter when two requests use one label at once. */
+const FIELD_NAME_KEY = 'custom_profile_field_realm_name_key';
+
 @Injectable()
 export class CustomProfileFieldsService {
   constructor(
@@ -107,13 +111,18 @@ export class CustomProfileFieldsService {
       if (await this.fields.findByName(realmId, values.name!)) {
         throw Errors.badRequest('A field with that label already exists.');
       }
-      const field = await this.fields.insert({
-        ...values,
-        realmId,
-        displayInProfileSummary: input.displayInProfileSummary,
-        required: input.required,
-        editableByUser: input.editableByUser,
-      });
+      const field = await onUniqueViolation(
+        () =>
+          this.fields.insert({
+            ...values,
+            realmId,
+            displayInProfileSummary: input.displayInProfileSummary,
+            required: input.required,
+            editableByUser: input.editableByUser,
+          }),
+        FIELD_NAME_KEY,
+        () => Errors.badRequest('A field with that label already exists.'),
+      );
       await this.notify(realmId);
       return field.id;
     });
@@ -163,7 +172,13 @@ export class CustomProfileFieldsService {
         const clash = await this.fields.findByName(realmId, values.name);
         if (clash && clash.id !== field.id) throw Errors.badRequest('A field with that label already exists.');
       }
-      if (Object.keys(values).length > 0) await this.fields.update(field.id, values);
+      if (Object.keys(values).length > 0) {
+        await onUniqueViolation(
+          () => this.fields.update(field.id, values),
+          FIELD_NAME_KEY,
+          () => Errors.badRequest('A field with that label already exists.'),
+        );
+      }
       await this.notify(realmId);
     });
   }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import { onUniqueViolation } from '../common/errors/unique-violation';
 import { EventsService } from '../events/events.service';
 import { NavigationView } from './navigation-view.entity';
 import { NavigationViewsRepository } from './navigation-views.repository';
@@ -20,6 +21,9 @@ function checkStorable(what: string, text: string): void {
  * A user's left-sidebar navigation views (zerver/views/navigation_views.py and
  * zerver/actions/navigation_views.py). Events go to the user's own queues only.
  */
+/** Unique indexes on (user, fragment) and (user, name): the arbiters of concurrent requests. */
+const VIEW_KEYS = ['navigation_view_user_fragment_key', 'navigation_view_user_name_key'];
+
 @Injectable()
 export class NavigationViewsService {
   constructor(
@@ -53,7 +57,11 @@ export class NavigationViewsService {
       if (name !== undefined && (await this.views.findByName(userId, name))) {
         throw Errors.badRequest('Navigation view already exists.');
       }
-      const view = await this.views.insert({ userId, fragment, isPinned, name: name ?? null });
+      const view = await onUniqueViolation(
+        () => this.views.insert({ userId, fragment, isPinned, name: name ?? null }),
+        VIEW_KEYS,
+        () => Errors.badRequest('Navigation view already exists.'),
+      );
       this.events.sendOnCommit(
         auth.realm.id,
         { type: 'navigation_view', op: 'add', navigation_view: navigationViewDict(view) },
@@ -88,7 +96,13 @@ export class NavigationViewsService {
         values.isPinned = isPinned;
         data.is_pinned = isPinned;
       }
-      if (Object.keys(values).length > 0) await this.views.update(view.id, values);
+      if (Object.keys(values).length > 0) {
+        await onUniqueViolation(
+          () => this.views.update(view.id, values),
+          VIEW_KEYS,
+          () => Errors.badRequest('Navigation view already exists.'),
+        );
+      }
       this.events.sendOnCommit(auth.realm.id, { type: 'navigation_view', op: 'update', fragment, data }, [userId]);
     });
   }

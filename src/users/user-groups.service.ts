@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import { onUniqueViolation } from '../common/errors/unique-violation';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS } from '../realm/system-groups';
@@ -122,48 +123,58 @@ export class UserGroupsService {
   /** POST /user_groups/create (add_user_group): returns the new group's id. */
   async createGroup(auth: AuthContext, input: CreateGroupInput): Promise<number> {
     const realmId = auth.realm.id;
-    return runInTransaction(this.dataSource, async () => {
-      await this.activeUsersOrThrow(realmId, input.members);
-      const name = checkUserGroupName(input.name);
-      const given: Partial<Record<UserGroupSettingName, number>> = {};
-      for (const setting of USER_GROUP_SETTING_NAMES) {
-        const raw = input.settings[setting];
-        if (raw === undefined) continue;
-        given[setting] = await this.groupSettings.parseForSetting(realmId, setting, raw, USER_GROUP_SETTINGS[setting]);
-      }
-      if (await this.membership.findNamedGroupByName(realmId, name)) {
-        throw Errors.badRequest(`User group '${name}' already exists.`);
-      }
-      const settings = await this.defaultSettings(realmId, auth.user.id, given);
-      const members = [...new Set(input.members)];
-      const id = await this.membership.insertNamedGroup(realmId, {
-        name,
-        description: replaceNul(input.description),
-        creatorId: auth.user.id,
-        members,
-        subgroups: [],
-        settings,
-      });
-      const group = (await this.membership.findGroupInRealm(realmId, id))!;
-      await this.sendToRealm(realmId, {
-        type: 'user_group',
-        op: 'add',
-        group: (await this.query.groupDicts(realmId, [group]))[0],
-      });
-      const subgroups = input.subgroups ?? [];
-      if (subgroups.length > 0) {
-        // The creator may add any subgroups while creating the group.
-        const direct = await this.accessSubgroups(realmId, subgroups);
-        await this.membership.addSubgroups(id, direct);
-        await this.sendToRealm(realmId, {
-          type: 'user_group',
-          op: 'add_subgroups',
-          group_id: id,
-          direct_subgroup_ids: direct,
-        });
-      }
-      return id;
-    });
+    return onUniqueViolation(
+      () =>
+        runInTransaction(this.dataSource, async () => {
+          await this.activeUsersOrThrow(realmId, input.members);
+          const name = checkUserGroupName(input.name);
+          const given: Partial<Record<UserGroupSettingName, number>> = {};
+          for (const setting of USER_GROUP_SETTING_NAMES) {
+            const raw = input.settings[setting];
+            if (raw === undefined) continue;
+            given[setting] = await this.groupSettings.parseForSetting(
+              realmId,
+              setting,
+              raw,
+              USER_GROUP_SETTINGS[setting],
+            );
+          }
+          if (await this.membership.findNamedGroupByName(realmId, name)) {
+            throw Errors.badRequest(`User group '${name}' already exists.`);
+          }
+          const settings = await this.defaultSettings(realmId, auth.user.id, given);
+          const members = [...new Set(input.members)];
+          const id = await this.membership.insertNamedGroup(realmId, {
+            name,
+            description: replaceNul(input.description),
+            creatorId: auth.user.id,
+            members,
+            subgroups: [],
+            settings,
+          });
+          const group = (await this.membership.findGroupInRealm(realmId, id))!;
+          await this.sendToRealm(realmId, {
+            type: 'user_group',
+            op: 'add',
+            group: (await this.query.groupDicts(realmId, [group]))[0],
+          });
+          const subgroups = input.subgroups ?? [];
+          if (subgroups.length > 0) {
+            // The creator may add any subgroups while creating the group.
+            const direct = await this.accessSubgroups(realmId, subgroups);
+            await this.membership.addSubgroups(id, direct);
+            await this.sendToRealm(realmId, {
+              type: 'user_group',
+              op: 'add_subgroups',
+              group_id: id,
+              direct_subgroup_ids: direct,
+            });
+          }
+          return id;
+        }),
+      'user_group_realm_name_key',
+      () => Errors.badRequest(`User group '${checkUserGroupName(input.name)}' already exists.`),
+    );
   }
 
   /** Zulip's user_ids_to_users(allow_deactivated=False): the first unknown id is reported. */

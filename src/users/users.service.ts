@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import { onUniqueViolation } from '../common/errors/unique-violation';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { Role, ROLE_CODES, roleGroupsFor } from '../realm/system-groups';
@@ -85,7 +86,7 @@ export class UsersService {
         throw Errors.badRequest(`Email '${input.email}' already in use`);
       }
       const defaults = await this.realms.userDefaults(realm.id);
-      const id = await this.users.insert({
+      const row: Partial<UserProfile> = {
         realmId: realm.id,
         deliveryEmail: input.email,
         fullName: input.fullName,
@@ -101,7 +102,13 @@ export class UsersService {
         canChangeUserEmails: input.canChangeUserEmails ?? false,
         tosVersion: input.tosVersion ?? null,
         settings: { ...defaults, ...input.settings },
-      });
+      };
+      // The check above and this insert can race; the unique index decides.
+      const id = await onUniqueViolation(
+        () => this.users.insert(row),
+        'user_profile_realm_email_key',
+        () => Errors.badRequest(`Email '${input.email}' already in use`),
+      );
       await this.syncRoleGroups(realm.id, id, role);
       const user = (await this.users.findById(id))!;
       return { user, apiKey };

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { isUniqueViolation } from '../errors/unique-violation';
 import { Errors, ZulipError } from '../errors/zulip-error';
 import { allowedMethodsFor } from './routes';
 import { requestIdOf, ZulipRequest } from './request-params';
@@ -51,6 +52,12 @@ export class ZulipExceptionFilter implements ExceptionFilter {
     }
     if (err?.code && typeof err.code === 'string' && err.code.startsWith('LIMIT_')) {
       return Errors.badRequest('Malformed request body');
+    }
+    // Safety net: services turn the unique-index races they know into Zulip's texts
+    // (common/errors/unique-violation.ts); any other one is a conflict, not a server failure.
+    if (isUniqueViolation(exception)) {
+      this.logger.warn(`request ${requestIdOf(req)} ${req.method} ${req.originalUrl}: unhandled unique violation`);
+      return Errors.badRequest('The request conflicts with a concurrent change; please retry.');
     }
     this.logger.error(
       `request ${requestIdOf(req)} ${req.method} ${req.originalUrl} failed: ${
