@@ -1,3 +1,4 @@
+import { CORDELIA, DESDEMONA, HAMLET, IAGO, OTHELLO, POLONIUS, SHIVA } from '../../helpers/api';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { countQueries } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
@@ -12,14 +13,6 @@ import {
   takeEvents,
   userId,
 } from './helpers';
-
-const HAMLET = 'hamlet@zulip.com';
-const OTHELLO = 'othello@zulip.com';
-const IAGO = 'iago@zulip.com';
-const DESDEMONA = 'desdemona@zulip.com';
-const POLONIUS = 'polonius@zulip.com';
-const SHIVA = 'shiva@zulip.com';
-const CORDELIA = 'cordelia@zulip.com';
 
 describe('POST /users/me/subscriptions', () => {
   let t: TestApp;

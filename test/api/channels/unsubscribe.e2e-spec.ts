@@ -1,3 +1,4 @@
+import { CORDELIA, DESDEMONA, HAMLET, IAGO, OTHELLO, POLONIUS, ZOE } from '../../helpers/api';
 import { AuthService } from '../../../src/users/auth.service';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
@@ -12,14 +13,6 @@ import {
   takeEvents,
   userId,
 } from './helpers';
-
-const HAMLET = 'hamlet@zulip.com';
-const OTHELLO = 'othello@zulip.com';
-const IAGO = 'iago@zulip.com';
-const DESDEMONA = 'desdemona@zulip.com';
-const POLONIUS = 'polonius@zulip.com';
-const CORDELIA = 'cordelia@zulip.com';
-const ZOE = 'ZOE@zulip.com';
 
 describe('DELETE /users/me/subscriptions', () => {
   let t: TestApp;
