@@ -47,7 +47,7 @@ function installBodyParsing(app: NestExpressApplication, config: AppConfig): voi
       next(
         code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE'
           ? Errors.payloadTooLarge()
-          : Errors.badRequest('Malformed multipart body'),
+          : Errors.malformedMultipartBody(),
       );
     });
   });

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { Public } from '../common/auth/decorators';
-import { ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { RealmService } from '../realm/realm.service';
 
 /** GET /health (outside /api/v1): 200 when the database answers, 503 otherwise. */
@@ -14,7 +14,7 @@ export class HealthController {
     try {
       await this.realms.ping();
     } catch {
-      throw new ZulipError('Database unreachable', 'INTERNAL_SERVER_ERROR', 503);
+      throw Errors.databaseUnreachable();
     }
     return { database: 'ok' };
   }

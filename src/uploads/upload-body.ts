@@ -71,7 +71,7 @@ export function fileUploadBodyParser(config: AppConfig, fields: number): Request
       if (code === 'LIMIT_FILE_SIZE') return next(Errors.badRequest(tooLargeMessage(config.maxFileUploadSizeMib)));
       if (code === 'LIMIT_FIELD_VALUE') return next(Errors.payloadTooLarge());
       if (err instanceof ZulipError) return next(err);
-      next(Errors.badRequest('Malformed multipart body'));
+      next(Errors.malformedMultipartBody());
     });
   };
 }

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { AuthContext } from '../common/auth/auth.types';
 import { CurrentUser, Public } from '../common/auth/decorators';
-import { ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { RAW_RESPONSE } from '../common/http/envelope.interceptor';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import type { AttachmentRow } from './attachments.repository';
@@ -19,7 +19,7 @@ const SERVE_HEADERS: Record<string, string> = {
 };
 
 /** The same answer as an unknown URL: a missing file and a forbidden one look alike. */
-const notFound = () => new ZulipError('Not Found', 'BAD_REQUEST', 404);
+const notFound = () => Errors.routeNotFound();
 
 /**
  * The path id of a request: the raw (still percent-encoded) path after the prefix, decoded one

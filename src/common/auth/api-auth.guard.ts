@@ -27,14 +27,14 @@ export class ApiAuthGuard extends AuthGuard('basic') {
     if (!header) throw Errors.notLoggedIn();
     const [scheme, credentials] = header.trim().split(/\s+/, 2);
     if (scheme.toLowerCase() !== 'basic') {
-      throw Errors.badRequest('This endpoint requires HTTP basic authentication.');
+      throw Errors.basicAuthRequired();
     }
     const decoded = Buffer.from(credentials ?? '', 'base64').toString('utf8');
     if (!credentials || !/^[A-Za-z0-9+/=_-]+$/.test(credentials) || !decoded.includes(':')) {
-      throw Errors.unauthorized('Invalid authorization header for basic auth');
+      throw Errors.invalidAuthHeader();
     }
     // Passport refuses an empty password as "no credentials"; Zulip calls it a malformed key.
-    if (decoded.slice(decoded.indexOf(':') + 1).trim() === '') throw Errors.unauthorized('Malformed API key');
+    if (decoded.slice(decoded.indexOf(':') + 1).trim() === '') throw Errors.malformedApiKey();
     await (super.canActivate(context) as Promise<boolean>);
     // As Zulip's validate_api_key: checked after the account and subdomain checks.
     const { user } = (req as Request & { user: AuthContext }).user;
@@ -43,7 +43,7 @@ export class ApiAuthGuard extends AuthGuard('basic') {
         context.getHandler(),
         context.getClass(),
       ]);
-      if (!allowed) throw Errors.unauthorized('This API is not available to incoming webhook bots.');
+      if (!allowed) throw Errors.webhookBotNotAllowed();
     }
     return true;
   }
@@ -51,7 +51,7 @@ export class ApiAuthGuard extends AuthGuard('basic') {
   override handleRequest<TUser>(err: unknown, user: TUser): TUser {
     if (err instanceof ZulipError) throw err;
     if (err) throw err instanceof Error ? err : new Error('Authentication failed', { cause: err });
-    if (!user) throw Errors.unauthorized('Invalid API key');
+    if (!user) throw Errors.invalidApiKey();
     return user;
   }
 }

@@ -45,28 +45,85 @@ export class ZulipError extends Error {
   toBody(): Record<string, unknown> {
     return { result: 'error', msg: this.message, code: this.code, ...this.data };
   }
+
+  /** Is `err` the error `factory` builds (same code, status and text)? For niladic catalog entries. */
+  static is(err: unknown, factory: () => ZulipError): err is ZulipError {
+    if (!(err instanceof ZulipError)) return false;
+    const expected = factory();
+    return err.code === expected.code && err.status === expected.status && err.message === expected.message;
+  }
 }
 
-const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Basic realm="zulip"' };
+/*
+ * The error catalog (docs/DEVELOPING.md "Errors"): every error text is written once, in a
+ * factory of a catalog file — this one for the protocol-level errors, `common/errors/param.errors.ts`
+ * for parameter decoding, and one `<concept>.errors.ts` per context for its concepts.
+ * `npm run lint` (scripts/check-errors.js) refuses a literal text outside the catalog files and
+ * the same text in two entries.
+ */
 
-/** Constructors for the errors more than one module raises, with Zulip's exact texts. */
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Basic realm="zulip"' };
+const ACCOUNT_DEACTIVATED = 'Account is deactivated';
+const REALM_DEACTIVATED = 'This organization has been deactivated';
+const NOT_FOUND = 'Not Found';
+const INVALID_SUBDOMAIN = 'Invalid subdomain';
+
+/** Zulip's text of a missing parameter (the code depends on who raises it). */
+export const missingArgumentText = (name: string) => `Missing '${name}' argument`;
+const expectationMismatchText = (field: string) => `'${field}' value does not match the expected value.`;
+
+/**
+ * A 400 with code BAD_REQUEST. Outside catalog files only with a text computed elsewhere in the
+ * catalog (a policy's `…().message`) or by the parameter glue, never with a literal (lint).
+ */
+export function badRequest(msg: string, data: Record<string, unknown> = {}): ZulipError {
+  return new ZulipError(msg, 'BAD_REQUEST', 400, data);
+}
+
+/** A Basic-auth 401 (with WWW-Authenticate); the same rule as `badRequest` for its text. */
+export function unauthorized(msg: string): ZulipError {
+  return new ZulipError(msg, 'UNAUTHORIZED', 401, {}, WWW_AUTHENTICATE);
+}
+
+/** Protocol-level errors: parameters, authentication, roles, routing, limits, failures. */
 export const Errors = {
-  badRequest: (msg: string, data: Record<string, unknown> = {}) => new ZulipError(msg, 'BAD_REQUEST', 400, data),
+  badRequest,
+  unauthorized,
+
+  // Parameters
   missingArgument: (name: string) =>
-    new ZulipError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name }),
+    new ZulipError(missingArgumentText(name), 'REQUEST_VARIABLE_MISSING', 400, { var_name: name }),
+  /** The same text as a plain BAD_REQUEST (views that check a parameter by hand, like typing). */
+  missingArgumentPlain: (name: string) => badRequest(missingArgumentText(name)),
   confusingVar: (a: string, b: string) =>
     new ZulipError(`Can't decide between '${a}' and '${b}' arguments`, 'REQUEST_CONFUSING_VAR', 400, {
       var_name: a,
     }),
-  unauthorized: (msg: string) => new ZulipError(msg, 'UNAUTHORIZED', 401, {}, WWW_AUTHENTICATE),
-  notLoggedIn: () =>
-    new ZulipError(
-      'Not logged in: API authentication or user session required',
-      'UNAUTHORIZED',
-      401,
-      {},
-      WWW_AUTHENTICATE,
-    ),
+  expectationMismatch: (field: string) =>
+    new ZulipError(expectationMismatchText(field), 'EXPECTATION_MISMATCH', 400, { field_name: field }),
+  /** `'old' value does not match …` of a group-setting change `{new, old}` (no field_name). */
+  oldValueMismatch: () => new ZulipError(expectationMismatchText('old'), 'EXPECTATION_MISMATCH'),
+
+  // Authentication (401 with WWW-Authenticate unless said otherwise)
+  notLoggedIn: () => unauthorized('Not logged in: API authentication or user session required'),
+  /** A non-Basic Authorization scheme (a 400). */
+  basicAuthRequired: () => badRequest('This endpoint requires HTTP basic authentication.'),
+  invalidAuthHeader: () => unauthorized('Invalid authorization header for basic auth'),
+  malformedApiKey: () => unauthorized('Malformed API key'),
+  invalidApiKey: () => unauthorized('Invalid API key'),
+  webhookBotNotAllowed: () => unauthorized('This API is not available to incoming webhook bots.'),
+  accountNotInSubdomain: () => unauthorized('Account is not associated with this subdomain'),
+  /** API-key authentication of a deactivated user. */
+  apiKeyUserDeactivated: () => unauthorized(ACCOUNT_DEACTIVATED),
+  /** API-key authentication in a deactivated organization. */
+  apiKeyRealmDeactivated: () => unauthorized(REALM_DEACTIVATED),
+  /** Zulip's UserDeactivatedError (password and development logins). */
+  userDeactivated: () => new ZulipError(ACCOUNT_DEACTIVATED, 'USER_DEACTIVATED', 401),
+  /** Zulip's RealmDeactivatedError (password and development logins). */
+  realmDeactivated: () => new ZulipError(REALM_DEACTIVATED, 'REALM_DEACTIVATED', 401),
+  authenticationFailed: () => new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401),
+
+  // Roles and permissions
   mustBeAdmin: () => new ZulipError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL'),
   mustBeOwner: () => new ZulipError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL'),
   mustBeModerator: () => new ZulipError('Must be an organization moderator', 'UNAUTHORIZED_PRINCIPAL'),
@@ -74,12 +131,35 @@ export const Errors = {
   insufficientPermission: () => new ZulipError('Insufficient permission'),
   notAllowedForGuests: () => new ZulipError('Not allowed for guest users'),
   noBots: () => new ZulipError('This endpoint does not accept bot requests.'),
-  invalidSubdomain: () => new ZulipError('Invalid subdomain', 'BAD_REQUEST', 404),
-  notFound: (msg = 'Not Found') => new ZulipError(msg, 'NOT_FOUND', 404),
-  internal: () => new ZulipError('Internal server error', 'INTERNAL_SERVER_ERROR', 500),
+  devEndpointOnly: () => badRequest('Endpoint not available in production.'),
+
+  // Routing and hosts
+  /** Zulip's InvalidSubdomainError (404). */
+  invalidSubdomain: () => new ZulipError(INVALID_SUBDOMAIN, 'BAD_REQUEST', 404),
+  /** The same text as a 400 (GET /server_settings). */
+  invalidSubdomainBadRequest: () => badRequest(INVALID_SUBDOMAIN),
+  /** An unknown URL (JSON 404, code BAD_REQUEST as Zulip's 404 handler). */
+  routeNotFound: () => new ZulipError(NOT_FOUND, 'BAD_REQUEST', 404),
+  methodNotAllowed: (allowed: string[]) =>
+    new ZulipError('Method Not Allowed', 'BAD_REQUEST', 405, { allowed_methods: allowed }),
+  /** A framework HTTP 4xx, with the framework's own text. */
+  httpError: (msg: string, status: number) => new ZulipError(msg, 'BAD_REQUEST', status),
+
+  // Bodies and limits
   payloadTooLarge: () => new ZulipError('Request body too large', 'BAD_REQUEST', 413),
-  expectationMismatch: (field: string) =>
-    new ZulipError(`'${field}' value does not match the expected value.`, 'EXPECTATION_MISMATCH', 400, {
-      field_name: field,
-    }),
+  malformedBody: () => badRequest('Malformed request body'),
+  malformedMultipartBody: () => badRequest('Malformed multipart body'),
+  rateLimited: (retryAfterSeconds: number) =>
+    new ZulipError(
+      'API usage exceeded rate limit',
+      'RATE_LIMIT_HIT',
+      429,
+      { 'retry-after': Math.round(retryAfterSeconds * 1000) / 1000 },
+      { 'Retry-After': String(Math.ceil(retryAfterSeconds)) },
+    ),
+
+  // Failures
+  concurrentChange: () => badRequest('The request conflicts with a concurrent change; please retry.'),
+  internal: () => new ZulipError('Internal server error', 'INTERNAL_SERVER_ERROR', 500),
+  databaseUnreachable: () => new ZulipError('Database unreachable', 'INTERNAL_SERVER_ERROR', 503),
 };

@@ -31,15 +31,15 @@ export class ZulipExceptionFilter implements ExceptionFilter {
       if (status === 404) {
         const allowed = allowedMethodsFor(req);
         if (allowed.length > 0) {
-          return new ZulipError('Method Not Allowed', 'BAD_REQUEST', 405, { allowed_methods: allowed });
+          return Errors.methodNotAllowed(allowed);
         }
-        return new ZulipError('Not Found', 'BAD_REQUEST', 404);
+        return Errors.routeNotFound();
       }
       if (status === 413) return Errors.payloadTooLarge();
       if (status < 500) {
         const body = exception.getResponse();
         const msg = typeof body === 'object' && body && 'message' in body ? String(body.message) : exception.message;
-        return new ZulipError(msg, 'BAD_REQUEST', status);
+        return Errors.httpError(msg, status);
       }
     }
     const err = exception as { type?: string; status?: number; code?: string } | undefined;
@@ -48,16 +48,16 @@ export class ZulipExceptionFilter implements ExceptionFilter {
       return Errors.payloadTooLarge();
     }
     if (err && typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
-      return Errors.badRequest('Malformed request body');
+      return Errors.malformedBody();
     }
     if (err?.code && typeof err.code === 'string' && err.code.startsWith('LIMIT_')) {
-      return Errors.badRequest('Malformed request body');
+      return Errors.malformedBody();
     }
     // Safety net: services turn the unique-index races they know into Zulip's texts
     // (common/errors/unique-violation.ts); any other one is a conflict, not a server failure.
     if (isUniqueViolation(exception)) {
       this.logger.warn(`request ${requestIdOf(req)} ${req.method} ${req.originalUrl}: unhandled unique violation`);
-      return Errors.badRequest('The request conflicts with a concurrent change; please retry.');
+      return Errors.concurrentChange();
     }
     this.logger.error(
       `request ${requestIdOf(req)} ${req.method} ${req.originalUrl} failed: ${

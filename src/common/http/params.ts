@@ -3,6 +3,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, ValidationError } from 'class-validator';
 import secureJsonParse from 'secure-json-parse';
+import { ParamErrors } from '../errors/param.errors';
 import { Errors, ZulipError } from '../errors/zulip-error';
 import { requestParams, markParamsRead, ZulipRequest } from './request-params';
 
@@ -82,37 +83,37 @@ export function messageForConstraint(name: string, constraint: string, error: Va
   >;
   switch (constraint) {
     case 'isBoolean':
-      return `${name} is not a boolean`;
+      return ParamErrors.notABoolean(name).message;
     case 'isInt':
-      return `${name} is not an integer`;
+      return ParamErrors.notAnInteger(name).message;
     case 'isNumber':
-      return `${name} is not a float`;
+      return ParamErrors.notAFloat(name).message;
     case 'isString':
-      return `${name} is not a string`;
+      return ParamErrors.notAString(name).message;
     case 'isArray':
-      return `${name} is not a list`;
+      return ParamErrors.notAList(name).message;
     case 'isObject':
-      return `${name} is not a dict`;
+      return ParamErrors.notADict(name).message;
     case 'isIn':
     case 'isEnum':
-      return `Invalid ${name}`;
+      return ParamErrors.invalid(name).message;
     case 'maxLength':
-      return `${name} is too long (limit: ${limitOf(args)} characters)`;
+      return ParamErrors.tooLong(name, limitOf(args)).message;
     case 'isNotEmpty':
     case 'minLength':
-      return `${name} cannot be blank`;
+      return ParamErrors.cannotBeBlank(name).message;
     case 'matches':
-      return `${name} has invalid format`;
+      return ParamErrors.invalidFormat(name).message;
     case 'min':
-      return `${name} is too small`;
+      return ParamErrors.tooSmall(name).message;
     case 'max':
-      return `${name} is too large`;
+      return ParamErrors.tooLarge(name).message;
     case 'arrayMaxSize':
-      return `${name} is too long (limit: ${limitOf(args)} items)`;
+      return ParamErrors.tooManyItems(name, limitOf(args)).message;
     default: {
       // Custom validators carry their full Zulip text as the message.
       const custom = error.constraints?.[constraint];
-      return custom ?? `Invalid ${name}`;
+      return custom ?? ParamErrors.invalid(name).message;
     }
   }
 }
@@ -131,7 +132,7 @@ function decodeJson(name: string, raw: string): unknown {
   try {
     return secureJsonParse.parse(raw, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch {
-    throw Errors.badRequest(`${name} is not valid JSON`);
+    throw ParamErrors.notValidJson(name);
   }
 }
 
@@ -142,10 +143,10 @@ export const MAX_JSON_LIST_LENGTH = 10_000;
 
 function checkShape(name: string, value: unknown, depth = 0): void {
   if (value === null || typeof value !== 'object') return;
-  if (depth >= MAX_JSON_DEPTH) throw Errors.badRequest(`${name} is nested too deeply`);
+  if (depth >= MAX_JSON_DEPTH) throw ParamErrors.nestedTooDeeply(name);
   if (Array.isArray(value)) {
     if (value.length > MAX_JSON_LIST_LENGTH) {
-      throw Errors.badRequest(`${name} is too long (limit: ${MAX_JSON_LIST_LENGTH} items)`);
+      throw ParamErrors.tooManyItems(name, MAX_JSON_LIST_LENGTH);
     }
     for (const item of value) checkShape(name, item, depth + 1);
     return;
@@ -231,7 +232,7 @@ function firstConstraintMessage(name: string, error: ValidationError): string {
     const child = error.children[0];
     return firstConstraintMessage(`${name}[${JSON.stringify(child.property)}]`, child);
   }
-  return `Invalid ${name}`;
+  return ParamErrors.invalid(name).message;
 }
 
 /**

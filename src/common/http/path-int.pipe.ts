@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ZulipError } from '../errors/zulip-error';
+import { Errors } from '../errors/zulip-error';
 
 /**
  * Integer path segments (`/users/{user_id}`). Zulip's URL patterns only match digits, so any
@@ -8,7 +8,7 @@ import { ZulipError } from '../errors/zulip-error';
 @Injectable()
 export class PathIntPipe implements PipeTransform<string, number> {
   transform(value: string): number {
-    if (!/^[0-9]{1,18}$/.test(value)) throw new ZulipError('Not Found', 'BAD_REQUEST', 404);
+    if (!/^[0-9]{1,18}$/.test(value)) throw Errors.routeNotFound();
     return Number(value);
   }
 }

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { AuthContext } from '../auth/auth.types';
-import { ZulipError } from '../errors/zulip-error';
+import { Errors } from '../errors/zulip-error';
 import { RateLimiter } from './rate-limiter';
 
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
@@ -27,16 +27,7 @@ export class RateLimitGuard implements CanActivate {
     res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
     res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
     if (decision.limited) {
-      const retryAfter = Math.round(decision.retryAfter * 1000) / 1000;
-      throw new ZulipError(
-        'API usage exceeded rate limit',
-        'RATE_LIMIT_HIT',
-        429,
-        { 'retry-after': retryAfter },
-        {
-          'Retry-After': String(Math.ceil(decision.retryAfter)),
-        },
-      );
+      throw Errors.rateLimited(decision.retryAfter);
     }
     return true;
   }
