@@ -9,7 +9,7 @@ import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
-import { invalidCharacterMessage, nulPosition, replaceNul } from '../realm/text-checks';
+import { nulPosition, replaceNul } from '../realm/text-checks';
 import { GroupSettingChange, GroupSettingsService } from '../users/group-settings.service';
 import { UpdateRealmArgs } from './dto/update-realm.dto';
 import { RealmAdminRepository } from './realm-admin.repository';
@@ -20,6 +20,7 @@ import {
   TIME_LIMIT_SETTINGS,
   TimeLimitSetting,
 } from './realm-settings.policy';
+import { ParamErrors } from '../common/errors/param.errors';
 
 type Event = { type: string } & Record<string, unknown>;
 
@@ -66,7 +67,7 @@ export class RealmAdminService {
     }
 
     const nameNul = args.name === undefined ? undefined : nulPosition(args.name);
-    if (nameNul !== undefined) throw Errors.badRequest(invalidCharacterMessage('organization name', nameNul));
+    if (nameNul !== undefined) throw ParamErrors.invalidCharacter('organization name', nameNul);
     const description = args.description === undefined ? undefined : replaceNul(args.description);
 
     const data: Record<string, unknown> = {};

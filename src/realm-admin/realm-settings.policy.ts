@@ -1,5 +1,5 @@
-import { ZulipError } from '../common/errors/zulip-error';
 import type { RealmGroupSettingName } from '../realm/system-groups';
+import { ParamErrors } from '../common/errors/param.errors';
 
 /** The edit/move/delete time limits: a positive number of seconds, or "unlimited" (null). */
 export const TIME_LIMIT_SETTINGS = [
@@ -21,10 +21,7 @@ const INT32_MAX = 2_147_483_647;
 export function parseTimeLimit(name: string, raw: number | string): number | null {
   if (raw === 'unlimited') return null;
   if (typeof raw === 'string' || raw <= 0 || raw > INT32_MAX) {
-    throw new ZulipError(`Bad value for '${name}': ${String(raw)}`, 'REQUEST_VARIABLE_INVALID', 400, {
-      var_name: name,
-      bad_value: raw,
-    });
+    throw ParamErrors.badValue(name, raw);
   }
   return raw;
 }

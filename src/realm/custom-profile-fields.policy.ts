@@ -1,7 +1,8 @@
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import type { CustomProfileField } from './custom-profile-field.entity';
-import { invalidCharacterMessage, nulPosition } from './text-checks';
+import { nulPosition } from './text-checks';
+import { ParamErrors } from '../common/errors/param.errors';
+import { CustomProfileFieldErrors } from './realm.errors';
 
 /** Field types (CustomProfileField.SHORT_TEXT … PRONOUNS). */
 export const FieldType = {
@@ -61,8 +62,8 @@ export function isUrl(value: string): boolean {
 }
 
 function checkRequiredString(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw Errors.badRequest(`${name} is not a string`);
-  if (!value.trim()) throw Errors.badRequest(`${name} cannot be blank.`);
+  if (typeof value !== 'string') throw ParamErrors.notAString(name);
+  if (!value.trim()) throw CustomProfileFieldErrors.blank(name);
   return value;
 }
 
@@ -73,16 +74,16 @@ function checkDictOnly(
   required: Array<[string, (n: string, v: unknown) => unknown]>,
   optional: Array<[string, (n: string, v: unknown) => unknown]> = [],
 ): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw Errors.badRequest(`${name} is not a dict`);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw ParamErrors.notADict(name);
   const obj = value as Record<string, unknown>;
   for (const [key, check] of required) {
-    if (!(key in obj)) throw Errors.badRequest(`${key} key is missing from ${name}`);
+    if (!(key in obj)) throw CustomProfileFieldErrors.keyMissing(key, name);
     check(`${name}["${key}"]`, obj[key]);
   }
   for (const [key, check] of optional) if (key in obj) check(`${name}["${key}"]`, obj[key]);
   const known = new Set([...required, ...optional].map(([k]) => k));
   const extra = Object.keys(obj).filter((k) => !known.has(k));
-  if (extra.length > 0) throw Errors.badRequest(`Unexpected arguments: ${extra.join(', ')}`);
+  if (extra.length > 0) throw CustomProfileFieldErrors.unexpectedArguments(extra);
   return obj;
 }
 
@@ -90,20 +91,20 @@ function checkDictOnly(
 export function validateSelectFieldData(fieldData: FieldData): void {
   const texts = new Set<string>();
   for (const [key, option] of Object.entries(fieldData)) {
-    if (!key.trim()) throw Errors.badRequest("'value' cannot be blank.");
+    if (!key.trim()) throw CustomProfileFieldErrors.choiceValueBlank();
     const valid = checkDictOnly('field_data', option, [
       ['text', checkRequiredString],
       ['order', checkRequiredString],
     ]);
     texts.add(valid.text as string);
   }
-  if (texts.size !== Object.keys(fieldData).length) throw Errors.badRequest('Field must not have duplicate choices.');
+  if (texts.size !== Object.keys(fieldData).length) throw CustomProfileFieldErrors.duplicateChoices();
 }
 
 function checkUrlPattern(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw Errors.badRequest(`${name} is not a string`);
-  if (value.split('%(username)s').length !== 2) throw Errors.badRequest("URL pattern must contain '%(username)s'.");
-  if (!isUrl(value.replace('%(username)s', 'username'))) throw Errors.badRequest(`${name} is not a URL`);
+  if (typeof value !== 'string') throw ParamErrors.notAString(name);
+  if (value.split('%(username)s').length !== 2) throw CustomProfileFieldErrors.urlPatternWithoutUsername();
+  if (!isUrl(value.replace('%(username)s', 'username'))) throw ParamErrors.notAUrl(name);
   return value;
 }
 
@@ -113,10 +114,10 @@ export function validateExternalAccountFieldData(fieldData: FieldData): void {
   const subtype = fieldData.subtype as string;
   if (subtype in DEFAULT_EXTERNAL_ACCOUNTS) return;
   if (subtype === 'custom') {
-    if (!('url_pattern' in fieldData)) throw Errors.badRequest('Custom external account must define URL pattern');
+    if (!('url_pattern' in fieldData)) throw CustomProfileFieldErrors.customExternalAccountWithoutUrlPattern();
     return;
   }
-  throw Errors.badRequest('Invalid external account type');
+  throw CustomProfileFieldErrors.invalidExternalAccountType();
 }
 
 export function isDefaultExternalField(fieldType: number, fieldData: FieldData): boolean {
@@ -135,25 +136,25 @@ export function validateCustomProfileField(
   displayInProfileSummary: boolean,
 ): void {
   if (fieldType === FieldType.SELECT) {
-    if (Object.keys(fieldData).length < 1) throw Errors.badRequest('Field must have at least one choice.');
+    if (Object.keys(fieldData).length < 1) throw CustomProfileFieldErrors.noChoices();
     validateSelectFieldData(fieldData);
   } else if (fieldType === FieldType.EXTERNAL_ACCOUNT) {
     validateExternalAccountFieldData(fieldData);
   }
   if (!isDefaultExternalField(fieldType, fieldData)) {
-    if (!name.trim()) throw Errors.badRequest('Label cannot be blank.');
+    if (!name.trim()) throw CustomProfileFieldErrors.labelBlank();
     const nul = nulPosition(name);
-    if (nul !== undefined) throw Errors.badRequest(invalidCharacterMessage('label', nul));
+    if (nul !== undefined) throw ParamErrors.invalidCharacter('label', nul);
     if ([...hint].length > Limits.MAX_PROFILE_FIELD_HINT_LENGTH) {
-      throw Errors.badRequest(`hint is too long (limit: ${Limits.MAX_PROFILE_FIELD_HINT_LENGTH} characters)`);
+      throw ParamErrors.tooLong('hint', Limits.MAX_PROFILE_FIELD_HINT_LENGTH);
     }
     if ([...name].length > Limits.MAX_PROFILE_FIELD_NAME_LENGTH) {
-      throw Errors.badRequest(`name is too long (limit: ${Limits.MAX_PROFILE_FIELD_NAME_LENGTH} characters)`);
+      throw ParamErrors.tooLong('name', Limits.MAX_PROFILE_FIELD_NAME_LENGTH);
     }
   }
-  if (!VALID_FIELD_TYPES.has(fieldType)) throw Errors.badRequest('Invalid field type.');
+  if (!VALID_FIELD_TYPES.has(fieldType)) throw CustomProfileFieldErrors.invalidFieldType();
   if (displayInProfileSummary && (fieldType === FieldType.LONG_TEXT || fieldType === FieldType.USER)) {
-    throw Errors.badRequest('Field type not supported for display in profile summary.');
+    throw CustomProfileFieldErrors.notSupportedInSummary();
   }
 }
 

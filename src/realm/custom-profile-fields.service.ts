@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { onUniqueViolation } from '../common/errors/unique-violation';
 import { EventsService } from '../events/events.service';
@@ -17,6 +16,7 @@ import {
   storedFieldData,
   validateCustomProfileField,
 } from './custom-profile-fields.policy';
+import { CustomProfileFieldErrors } from './realm.errors';
 
 export interface CreateFieldInput {
   name: string;
@@ -78,9 +78,7 @@ export class CustomProfileFieldsService {
   }
 
   private summaryLimitError() {
-    return Errors.badRequest(
-      `Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`,
-    );
+    return CustomProfileFieldErrors.tooManySummaryFields(MAX_SUMMARY_FIELDS);
   }
 
   async createField(realmId: number, input: CreateFieldInput): Promise<number> {
@@ -109,7 +107,7 @@ export class CustomProfileFieldsService {
         };
       }
       if (await this.fields.findByName(realmId, values.name!)) {
-        throw Errors.badRequest('A field with that label already exists.');
+        throw CustomProfileFieldErrors.labelInUse();
       }
       const field = await onUniqueViolation(
         () =>
@@ -121,7 +119,7 @@ export class CustomProfileFieldsService {
             editableByUser: input.editableByUser,
           }),
         FIELD_NAME_KEY,
-        () => Errors.badRequest('A field with that label already exists.'),
+        () => CustomProfileFieldErrors.labelInUse(),
       );
       await this.notify(realmId);
       return field.id;
@@ -131,7 +129,7 @@ export class CustomProfileFieldsService {
   async updateField(realmId: number, fieldId: number, input: UpdateFieldInput): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
       const field = await this.fields.findInRealm(realmId, fieldId);
-      if (!field) throw Errors.badRequest(`Field id ${fieldId} not found.`);
+      if (!field) throw CustomProfileFieldErrors.fieldNotFound(fieldId);
       if (
         input.displayInProfileSummary === true &&
         (await this.fields.countSummaryFields(realmId, field.id)) >= MAX_SUMMARY_FIELDS
@@ -144,7 +142,7 @@ export class CustomProfileFieldsService {
           (input.name !== undefined && input.name !== field.name) ||
           (input.hint !== undefined && input.hint !== field.hint) ||
           (input.fieldData !== undefined && JSON.stringify(input.fieldData) !== JSON.stringify(stored));
-        if (changesMore) throw Errors.badRequest('Default custom field cannot be updated.');
+        if (changesMore) throw CustomProfileFieldErrors.defaultFieldNotUpdatable();
       }
       validateCustomProfileField(
         input.name ?? field.name,
@@ -170,13 +168,13 @@ export class CustomProfileFieldsService {
       }
       if (values.name !== undefined && values.name !== field.name) {
         const clash = await this.fields.findByName(realmId, values.name);
-        if (clash && clash.id !== field.id) throw Errors.badRequest('A field with that label already exists.');
+        if (clash && clash.id !== field.id) throw CustomProfileFieldErrors.labelInUse();
       }
       if (Object.keys(values).length > 0) {
         await onUniqueViolation(
           () => this.fields.update(field.id, values),
           FIELD_NAME_KEY,
-          () => Errors.badRequest('A field with that label already exists.'),
+          () => CustomProfileFieldErrors.labelInUse(),
         );
       }
       await this.notify(realmId);
@@ -186,7 +184,7 @@ export class CustomProfileFieldsService {
   async deleteField(realmId: number, fieldId: number): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
       const field = await this.fields.findInRealm(realmId, fieldId);
-      if (!field) throw Errors.badRequest(`Field id ${fieldId} not found.`);
+      if (!field) throw CustomProfileFieldErrors.fieldNotFound(fieldId);
       await this.fields.delete(field.id);
       await this.notify(realmId);
     });
@@ -198,7 +196,7 @@ export class CustomProfileFieldsService {
       const position = new Map<number, number>();
       order.forEach((id, i) => position.set(id, i));
       const all = await this.fields.listForRealm(realmId);
-      for (const field of all) if (!position.has(field.id)) throw Errors.badRequest('Invalid order mapping.');
+      for (const field of all) if (!position.has(field.id)) throw CustomProfileFieldErrors.invalidOrderMapping();
       for (const field of all) await this.fields.update(field.id, { order: position.get(field.id)! });
       await this.notify(realmId);
     });

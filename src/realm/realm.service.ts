@@ -8,6 +8,7 @@ import { Realm } from './realm.entity';
 import { RealmRepository } from './realm.repository';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, SystemGroupName } from './system-groups';
 import { defaultUserSettings, UserSettingsValues } from './user-settings';
+import { RealmErrors } from './realm.errors';
 
 export interface CreateRealmInput {
   stringId: string;
@@ -81,7 +82,7 @@ export class RealmService {
 
   async getRealm(id: number): Promise<Realm> {
     const realm = await this.realms.findById(id);
-    if (!realm) throw Errors.badRequest('Invalid realm');
+    if (!realm) throw RealmErrors.invalidRealm();
     return realm;
   }
 
@@ -106,7 +107,7 @@ export class RealmService {
 
   /** Creates a realm with its eight system groups, default permission settings and user defaults. */
   async createRealm(input: CreateRealmInput): Promise<Realm> {
-    if (!/^[a-z0-9-]{0,40}$/.test(input.stringId)) throw Errors.badRequest('Invalid string_id');
+    if (!/^[a-z0-9-]{0,40}$/.test(input.stringId)) throw RealmErrors.invalidStringId();
     return runInTransaction(this.dataSource, async () => {
       const realm = await this.realms.insertRealm({
         stringId: input.stringId,

@@ -66,8 +66,7 @@ export class ServerSettingsController {
     try {
       return await this.realms.realmForHost(host);
     } catch (err) {
-      if (err instanceof ZulipError && err.message === 'Invalid subdomain')
-        throw Errors.badRequest('Invalid subdomain');
+      if (ZulipError.is(err, Errors.invalidSubdomain)) throw Errors.invalidSubdomainBadRequest();
       throw err;
     }
   }

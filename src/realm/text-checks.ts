@@ -18,8 +18,3 @@ export function nulPosition(text: string): number | undefined {
 export function replaceNul(text: string): string {
   return text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text;
 }
-
-/** `Invalid character in <what>, at position N.` (the wording of Zulip's name checks). */
-export function invalidCharacterMessage(what: string, position: number): string {
-  return `Invalid character in ${what}, at position ${position}.`;
-}

@@ -1,7 +1,8 @@
 import { IsBoolean, IsInt, IsString, ValidateBy } from 'class-validator';
-import { Errors } from '../common/errors/zulip-error';
 import { OptionalArg } from '../common/http/params';
 import { NOTIFICATION_SOUNDS, SettingDef, USER_SETTING_DEFS, UserSettingName } from './user-settings';
+import { ParamErrors } from '../common/errors/param.errors';
+import { RealmErrors } from './realm.errors';
 
 /**
  * Settings an administrator may not set for new users: the login and marketing email choices
@@ -38,13 +39,13 @@ function int32(name: string): PropertyDecorator {
     name: `int32_${name}`,
     validator: {
       validate: (value: unknown) => typeof value === 'number' && value >= INT32_MIN && value <= INT32_MAX,
-      defaultMessage: () => `Invalid ${name}`,
+      defaultMessage: () => ParamErrors.invalid(name).message,
     },
   });
 }
 
 function decoratorsFor(name: string, def: SettingDef): PropertyDecorator[] {
-  const notInList = `Invalid ${name}: Value error, Not in the list of possible values`;
+  const notInList = ParamErrors.notInList(name).message;
   switch (def.kind) {
     case 'bool':
       return [OptionalArg({ json: true }), IsBoolean()];
@@ -56,7 +57,7 @@ function decoratorsFor(name: string, def: SettingDef): PropertyDecorator[] {
       return [
         OptionalArg({ json: false }),
         IsString(),
-        inList(name, def.values, def.message === 'valueError' ? notInList : `Invalid ${name}`),
+        inList(name, def.values, def.message === 'valueError' ? notInList : ParamErrors.invalid(name).message),
       ];
     case 'str':
       return [OptionalArg({ json: false }), IsString()];
@@ -85,12 +86,12 @@ export function checkSettingsValues(notificationSound: unknown, batchingPeriod: 
     typeof notificationSound === 'string' &&
     !(NOTIFICATION_SOUNDS as readonly string[]).includes(notificationSound)
   ) {
-    throw Errors.badRequest(`Invalid notification sound '${notificationSound}'`);
+    throw RealmErrors.invalidNotificationSound(notificationSound);
   }
   if (
     typeof batchingPeriod === 'number' &&
     (batchingPeriod <= 0 || batchingPeriod > MAX_EMAIL_BATCHING_PERIOD_SECONDS)
   ) {
-    throw Errors.badRequest(`Invalid email batching period: ${batchingPeriod} seconds`);
+    throw RealmErrors.invalidEmailBatchingPeriod(batchingPeriod);
   }
 }

@@ -3,6 +3,7 @@ import { OptionalArg } from '../../common/http/params';
 import { REALM_GROUP_SETTING_NAMES, RealmGroupSettingName } from '../../realm/system-groups';
 import { IsGroupSettingChange } from '../../users/dto/group-setting.validators';
 import { REALM_TOPICS_POLICIES, TIME_LIMIT_SETTINGS, TimeLimitSetting } from '../realm-settings.policy';
+import { ParamErrors } from '../../common/errors/param.errors';
 
 /** An integer or a string (the time limits: seconds, or "unlimited"). */
 function IsIntOrString(): PropertyDecorator {
@@ -10,7 +11,7 @@ function IsIntOrString(): PropertyDecorator {
     name: 'isIntOrString',
     validator: {
       validate: (value: unknown) => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value)),
-      defaultMessage: (args) => `${args?.property ?? 'value'} is not an integer`,
+      defaultMessage: (args) => ParamErrors.notAnInteger(args?.property ?? 'value').message,
     },
   });
 }
@@ -20,7 +21,7 @@ function IsTopicsPolicy(): PropertyDecorator {
     name: 'isTopicsPolicy',
     validator: {
       validate: (value: unknown) => typeof value === 'string' && value in REALM_TOPICS_POLICIES,
-      defaultMessage: () => 'Invalid topics_policy',
+      defaultMessage: () => ParamErrors.invalid('topics_policy').message,
     },
   });
 }

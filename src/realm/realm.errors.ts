@@ -1,0 +1,35 @@
+import { ParamErrors } from '../common/errors/param.errors';
+import { badRequest } from '../common/errors/zulip-error';
+
+/** Errors about organizations and their user-setting defaults. */
+export const RealmErrors = {
+  invalidRealm: () => badRequest('Invalid realm'),
+  invalidStringId: () => ParamErrors.invalid('string_id'),
+  invalidNotificationSound: (sound: string) => badRequest(`Invalid notification sound '${sound}'`),
+  invalidEmailBatchingPeriod: (seconds: number) => badRequest(`Invalid email batching period: ${seconds} seconds`),
+};
+
+/** Errors about custom profile fields (the realm's definitions; users' values use them too). */
+export const CustomProfileFieldErrors = {
+  fieldNotFound: (fieldId: number) => badRequest(`Field id ${fieldId} not found.`),
+  invalidFieldType: () => badRequest('Invalid field type.'),
+  /** A user's value of a list field. */
+  invalidChoice: (value: string, name: string) => badRequest(`'${value}' is not a valid choice for '${name}'.`),
+  labelInUse: () => badRequest('A field with that label already exists.'),
+  labelBlank: () => badRequest('Label cannot be blank.'),
+  /** check_required_string: `name` is a path in field_data. */
+  blank: (name: string) => badRequest(`${name} cannot be blank.`),
+  choiceValueBlank: () => CustomProfileFieldErrors.blank("'value'"),
+  keyMissing: (key: string, name: string) => badRequest(`${key} key is missing from ${name}`),
+  unexpectedArguments: (keys: string[]) => badRequest(`Unexpected arguments: ${keys.join(', ')}`),
+  duplicateChoices: () => badRequest('Field must not have duplicate choices.'),
+  noChoices: () => badRequest('Field must have at least one choice.'),
+  urlPatternWithoutUsername: () => badRequest("URL pattern must contain '%(username)s'."),
+  customExternalAccountWithoutUrlPattern: () => badRequest('Custom external account must define URL pattern'),
+  invalidExternalAccountType: () => badRequest('Invalid external account type'),
+  notSupportedInSummary: () => badRequest('Field type not supported for display in profile summary.'),
+  tooManySummaryFields: (max: number) =>
+    badRequest(`Only ${max} custom profile fields can be displayed in the profile summary.`),
+  defaultFieldNotUpdatable: () => badRequest('Default custom field cannot be updated.'),
+  invalidOrderMapping: () => badRequest('Invalid order mapping.'),
+};
