@@ -29,10 +29,10 @@ export class AuthService {
 
   async authenticateApiKey(email: string, rawKey: string, host: string | undefined): Promise<AuthContext> {
     const key = rawKey.trim();
-    if (!isWellFormedApiKey(key)) throw Errors.unauthorized('Malformed API key');
+    if (!isWellFormedApiKey(key)) throw Errors.malformedApiKey();
     const user = await this.userForKey(key);
     if (!user || user.deliveryEmail.toLowerCase() !== email.trim().toLowerCase()) {
-      throw Errors.unauthorized('Invalid API key');
+      throw Errors.invalidApiKey();
     }
     let hostRealm;
     try {
@@ -42,9 +42,9 @@ export class AuthService {
     }
     // The host's realm is cached; only a mismatch (an error path) costs a realm lookup.
     const realm = hostRealm?.id === user.realmId ? hostRealm : await this.realms.getRealm(user.realmId);
-    if (realm.deactivated) throw Errors.unauthorized('This organization has been deactivated');
-    if (!user.isActive) throw Errors.unauthorized('Account is deactivated');
-    if (hostRealm?.id !== realm.id) throw Errors.unauthorized('Account is not associated with this subdomain');
+    if (realm.deactivated) throw Errors.apiKeyRealmDeactivated();
+    if (!user.isActive) throw Errors.apiKeyUserDeactivated();
+    if (hostRealm?.id !== realm.id) throw Errors.accountNotInSubdomain();
     return { user, realm };
   }
 

@@ -22,10 +22,10 @@ export class DevAuthController {
   @Post('dev_fetch_api_key')
   @HttpCode(200)
   async devFetchApiKey(@Req() req: Request, @Args(DevFetchApiKeyArgs) args: DevFetchApiKeyArgs) {
-    if (this.config.mode !== 'development') throw Errors.badRequest('Endpoint not available in production.');
+    if (this.config.mode !== 'development') throw Errors.devEndpointOnly();
     // Zulip checks the email's format before the subdomain: an unknown subdomain is reported later.
     const realm = await this.realms.realmForHost(req.headers.host).catch((err: unknown) => {
-      if (err instanceof ZulipError && err.message === 'Invalid subdomain') return undefined;
+      if (ZulipError.is(err, Errors.invalidSubdomain)) return undefined;
       throw err;
     });
     return this.users.devFetchApiKey(realm, args.username);

@@ -1,5 +1,5 @@
-import { Errors } from '../common/errors/zulip-error';
 import { isDbId } from '../database/ids';
+import { ParamErrors } from '../common/errors/param.errors';
 
 /** A group-setting value as the API sends and receives it. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
@@ -11,11 +11,11 @@ export interface GroupSettingChange {
 }
 
 function intList(name: string, key: string, v: unknown): number[] {
-  if (v === undefined) throw Errors.badRequest(`${name}["${key}"] field is missing: Field required`);
-  if (!Array.isArray(v)) throw Errors.badRequest(`${name}["${key}"] is not a list`);
+  if (v === undefined) throw ParamErrors.fieldMissing(`${name}["${key}"]`);
+  if (!Array.isArray(v)) throw ParamErrors.notAList(`${name}["${key}"]`);
   v.forEach((x, i) => {
     if (typeof x !== 'number' || !Number.isInteger(x)) {
-      throw Errors.badRequest(`${name}["${key}"][${i}] is not an integer`);
+      throw ParamErrors.notAnInteger(`${name}["${key}"][${i}]`);
     }
   });
   return v as number[];
@@ -27,11 +27,11 @@ function intList(name: string, key: string, v: unknown): number[] {
  */
 export function parseGroupSettingValue(name: string, raw: unknown): GroupSettingValue {
   if (typeof raw === 'number' && Number.isInteger(raw)) return raw;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw Errors.badRequest(`${name} is not a dict`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw ParamErrors.notADict(name);
   const obj = raw as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
     if (key !== 'direct_members' && key !== 'direct_subgroups') {
-      throw Errors.badRequest(`Argument "${key}" at ${name} is unexpected`);
+      throw ParamErrors.unexpectedArgument(key, name);
     }
   }
   return {
@@ -42,12 +42,12 @@ export function parseGroupSettingValue(name: string, raw: unknown): GroupSetting
 
 /** Checks the shape of `{"new": value, "old": value}` (old optional). */
 export function parseGroupSettingChange(name: string, raw: unknown): GroupSettingChange {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw Errors.badRequest(`${name} is not a dict`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw ParamErrors.notADict(name);
   const obj = raw as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (key !== 'new' && key !== 'old') throw Errors.badRequest(`Argument "${key}" at ${name} is unexpected`);
+    if (key !== 'new' && key !== 'old') throw ParamErrors.unexpectedArgument(key, name);
   }
-  if (!('new' in obj)) throw Errors.badRequest(`${name}["new"] field is missing: Field required`);
+  if (!('new' in obj)) throw ParamErrors.fieldMissing(`${name}["new"]`);
   const change: GroupSettingChange = { new: parseGroupSettingValue(`${name}["new"]`, obj.new) };
   if (obj.old !== undefined && obj.old !== null) change.old = parseGroupSettingValue(`${name}["old"]`, obj.old);
   return change;

@@ -12,6 +12,7 @@ import {
   parseGroupSettingValue,
 } from './group-setting-values';
 import { Actor, hasPermissionForGroupSetting, hasSystemGroupPermission, guestMayHold } from './group-settings.policy';
+import { GroupSettingErrors, UserErrors, UserGroupErrors } from './user.errors';
 
 export type { GroupSettingValue, GroupSettingChange } from './group-setting-values';
 
@@ -49,8 +50,8 @@ export class GroupSettingsService {
     const normalized = normalizeGroupSettingValue(parseGroupSettingValue(setting, value), nobody);
     if (typeof normalized === 'number') {
       const group = await this.groups.findGroupInRealm(realmId, normalized);
-      if (!group || group.name === null) throw Errors.badRequest('Invalid user group');
-      if (group.deactivated) throw Errors.badRequest('User group is deactivated.');
+      if (!group || group.name === null) throw UserGroupErrors.invalidGroup();
+      if (group.deactivated) throw UserGroupErrors.deactivated();
       this.checkNamedGroup(setting, group, rule);
       return group.id;
     }
@@ -58,14 +59,14 @@ export class GroupSettingsService {
     const members = normalized.direct_members;
     const subgroups = normalized.direct_subgroups;
     const active = new Set(await this.groups.activeUserIdsInRealm(realmId, members));
-    for (const id of members) if (!active.has(id)) throw Errors.badRequest(`Invalid user ID: ${id}`);
+    for (const id of members) if (!active.has(id)) throw UserErrors.invalidId(id);
     const found = new Map((await this.groups.findGroupsInRealm(realmId, subgroups)).map((g) => [g.id, g]));
     for (const id of subgroups) {
       const g = found.get(id);
-      if (!g || g.name === null) throw Errors.badRequest(`Invalid user group ID: ${id}`);
+      if (!g || g.name === null) throw UserGroupErrors.invalidId(id);
     }
     for (const id of subgroups) {
-      if (found.get(id)!.deactivated) throw Errors.badRequest('User group is deactivated.');
+      if (found.get(id)!.deactivated) throw UserGroupErrors.deactivated();
     }
     const uniqMembers = [...new Set(members)].sort((a, b) => a - b);
     const uniqSubgroups = [...new Set(subgroups)].sort((a, b) => a - b);
@@ -93,7 +94,7 @@ export class GroupSettingsService {
     if (change.old !== undefined) {
       const expected = normalizeGroupSettingValue(change.old, nobody);
       if (!groupSettingValuesEqual(expected, current)) {
-        throw new ZulipError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
+        throw Errors.oldValueMismatch();
       }
     }
     if (groupSettingValuesEqual(current, next)) return undefined;
@@ -112,7 +113,7 @@ export class GroupSettingsService {
   }
 
   private systemGroupRequired(setting: string): ZulipError {
-    return new ZulipError(`'${setting}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED');
+    return GroupSettingErrors.systemGroupRequired(setting);
   }
 
   /** Zulip's check_setting_configuration_for_system_groups, in its order. */
@@ -128,7 +129,7 @@ export class GroupSettingsService {
   }
 
   private forbidden(setting: string, groupName: string): never {
-    throw Errors.badRequest(`'${setting}' setting cannot be set to '${groupName}' group.`);
+    throw GroupSettingErrors.groupNotAllowed(setting, groupName);
   }
 
   async systemGroupId(realmId: number, name: SystemGroupName): Promise<number> {

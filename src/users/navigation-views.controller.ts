@@ -1,10 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { CurrentUser } from '../common/auth/decorators';
-import { Errors } from '../common/errors/zulip-error';
 import { Args } from '../common/http/params';
 import { AddNavigationViewArgs, UpdateNavigationViewArgs } from './dto/navigation-views.dto';
 import { NavigationViewsService } from './navigation-views.service';
+import { ParamErrors } from '../common/errors/param.errors';
 
 /**
  * The fragment in the path may contain slashes (`narrow/is/starred`): Express 5 gives the
@@ -12,7 +12,7 @@ import { NavigationViewsService } from './navigation-views.service';
  */
 function fragmentOf(segments: string[] | string): string {
   const fragment = (Array.isArray(segments) ? segments.join('/') : segments).trim();
-  if (!fragment) throw Errors.badRequest('fragment cannot be blank');
+  if (!fragment) throw ParamErrors.cannotBeBlank('fragment');
   return fragment;
 }
 

@@ -2,19 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { onUniqueViolation } from '../common/errors/unique-violation';
 import { EventsService } from '../events/events.service';
 import { NavigationView } from './navigation-view.entity';
 import { NavigationViewsRepository } from './navigation-views.repository';
-import { invalidCharacterMessage, nulPosition } from '../realm/text-checks';
+import { nulPosition } from '../realm/text-checks';
 import { isBuiltInView, navigationViewDict } from './navigation-views.policy';
+import { ParamErrors } from '../common/errors/param.errors';
+import { NavigationViewErrors } from './user.errors';
 
 /** Fragments and names are stored as text, which cannot hold NUL. */
 function checkStorable(what: string, text: string): void {
   const nul = nulPosition(text);
-  if (nul !== undefined) throw Errors.badRequest(invalidCharacterMessage(what, nul));
+  if (nul !== undefined) throw ParamErrors.invalidCharacter(what, nul);
 }
 
 /**
@@ -39,7 +40,7 @@ export class NavigationViewsService {
   private async viewOrNotFound(userId: number, fragment: string): Promise<NavigationView> {
     const view = fragment.includes('\0') ? null : await this.views.findByFragment(userId, fragment);
     // DECISIONS #1: HTTP 404 with code NOT_FOUND (Zulip says BAD_REQUEST).
-    if (!view) throw Errors.notFound('Navigation view does not exist.');
+    if (!view) throw NavigationViewErrors.doesNotExist();
     return view;
   }
 
@@ -48,19 +49,19 @@ export class NavigationViewsService {
     checkStorable('fragment', fragment);
     if (name !== undefined) checkStorable('name', name);
     if (isBuiltInView(fragment)) {
-      if (name !== undefined) throw Errors.badRequest('Built-in views cannot have a custom name.');
+      if (name !== undefined) throw NavigationViewErrors.builtInWithName();
     } else if (!name) {
-      throw Errors.badRequest('Custom views must have a valid name.');
+      throw NavigationViewErrors.customWithoutName();
     }
     await runInTransaction(this.dataSource, async () => {
-      if (await this.views.findByFragment(userId, fragment)) throw Errors.badRequest('Navigation view already exists.');
+      if (await this.views.findByFragment(userId, fragment)) throw NavigationViewErrors.alreadyExists();
       if (name !== undefined && (await this.views.findByName(userId, name))) {
-        throw Errors.badRequest('Navigation view already exists.');
+        throw NavigationViewErrors.alreadyExists();
       }
       const view = await onUniqueViolation(
         () => this.views.insert({ userId, fragment, isPinned, name: name ?? null }),
         VIEW_KEYS,
-        () => Errors.badRequest('Navigation view already exists.'),
+        () => NavigationViewErrors.alreadyExists(),
       );
       this.events.sendOnCommit(
         auth.realm.id,
@@ -79,11 +80,11 @@ export class NavigationViewsService {
     const userId = auth.user.id;
     if (name !== undefined) checkStorable('name', name);
     if (isBuiltInView(fragment) && name !== undefined) {
-      throw Errors.badRequest('Built-in views cannot have a custom name.');
+      throw NavigationViewErrors.builtInWithName();
     }
     await runInTransaction(this.dataSource, async () => {
       if (name !== undefined && (await this.views.findByName(userId, name))) {
-        throw Errors.badRequest('Navigation view already exists.');
+        throw NavigationViewErrors.alreadyExists();
       }
       const view = await this.viewOrNotFound(userId, fragment);
       const data: Record<string, string | boolean> = {};
@@ -100,7 +101,7 @@ export class NavigationViewsService {
         await onUniqueViolation(
           () => this.views.update(view.id, values),
           VIEW_KEYS,
-          () => Errors.badRequest('Navigation view already exists.'),
+          () => NavigationViewErrors.alreadyExists(),
         );
       }
       this.events.sendOnCommit(auth.realm.id, { type: 'navigation_view', op: 'update', fragment, data }, [userId]);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../common/errors/zulip-error';
 import { EventsService } from '../events/events.service';
 import { CustomProfileField } from '../realm/custom-profile-field.entity';
 import { FieldType, isRenderableFieldType } from '../realm/custom-profile-fields.policy';
@@ -13,6 +12,8 @@ import {
   renderProfileText,
   validateProfileValue,
 } from './profile-values.policy';
+import { CustomProfileFieldErrors } from '../realm/realm.errors';
+import { UserErrors } from './user.errors';
 
 /** `profile_data` of a user dict: field id → value (and rendered value for text fields). */
 export type ProfileData = Record<string, { value: string; rendered_value?: string | null }>;
@@ -45,7 +46,7 @@ export class ProfileDataService {
 
   private async fieldOrThrow(realmId: number, fieldId: number): Promise<CustomProfileField> {
     const field = await this.fields.findField(realmId, fieldId);
-    if (!field) throw Errors.badRequest(`Field id ${fieldId} not found.`);
+    if (!field) throw CustomProfileFieldErrors.fieldNotFound(fieldId);
     return field;
   }
 
@@ -55,11 +56,11 @@ export class ProfileDataService {
     const ids = checkUserIdList(value);
     const users = new Map((await this.values.usersInRealm(realmId, ids)).map((u) => [u.id, u]));
     const invalid = ids.filter((id) => !users.has(id));
-    if (invalid.length > 0) throw Errors.badRequest(`Invalid user IDs: ${invalid.join(', ')}`);
+    if (invalid.length > 0) throw UserErrors.invalidIds(invalid);
     for (const id of ids) {
       const u = users.get(id)!;
-      if (!u.isActive) throw Errors.badRequest(`User with ID ${id} is deactivated`);
-      if (u.isBot) throw Errors.badRequest(`User with ID ${id} is a bot`);
+      if (!u.isActive) throw UserErrors.deactivatedWithId(id);
+      if (u.isBot) throw UserErrors.botWithId(id);
     }
     return JSON.stringify(ids);
   }

@@ -1,6 +1,7 @@
-import { Errors } from '../common/errors/zulip-error';
 import { renderDescription } from '../markdown';
 import { FieldType, isUrl } from '../realm/custom-profile-fields.policy';
+import { ParamErrors } from '../common/errors/param.errors';
+import { CustomProfileFieldErrors } from '../realm/realm.errors';
 
 /** A value of profile_data in PATCH /users: a string, a list of user ids (person picker), or null. */
 export type ProfileValue = string | number[] | null;
@@ -14,13 +15,13 @@ const SHORT_TEXT_LIMIT = 50;
 const LONG_TEXT_LIMIT = 500;
 
 function checkString(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw Errors.badRequest(`${name} is not a string`);
+  if (typeof value !== 'string') throw ParamErrors.notAString(name);
   return value;
 }
 
 function checkCapped(name: string, value: unknown, limit: number): string {
   const s = checkString(name, value);
-  if ([...s].length > limit) throw Errors.badRequest(`${name} is too long (limit: ${limit} characters)`);
+  if ([...s].length > limit) throw ParamErrors.tooLong(name, limit);
   return s;
 }
 
@@ -52,12 +53,12 @@ export function validateProfileValue(
       return checkCapped(name, value, LONG_TEXT_LIMIT);
     case FieldType.DATE: {
       const s = checkString(name, value);
-      if (!isDate(s)) throw Errors.badRequest(`${name} is not a date`);
+      if (!isDate(s)) throw ParamErrors.notADate(name);
       return s;
     }
     case FieldType.URL: {
       const s = checkString(name, value);
-      if (!isUrl(s)) throw Errors.badRequest(`${name} is not a URL`);
+      if (!isUrl(s)) throw ParamErrors.notAUrl(name);
       return s;
     }
     case FieldType.SELECT: {
@@ -69,43 +70,42 @@ export function validateProfileValue(
         options = {};
       }
       if (!Object.prototype.hasOwnProperty.call(options, s)) {
-        throw Errors.badRequest(`'${s}' is not a valid choice for '${name}'.`);
+        throw CustomProfileFieldErrors.invalidChoice(s, name);
       }
       return s;
     }
     default:
-      throw Errors.badRequest('Invalid field type.');
+      throw CustomProfileFieldErrors.invalidFieldType();
   }
 }
 
 /** check_list(check_int)("User IDs", value) of a person-picker value. */
 export function checkUserIdList(value: unknown): number[] {
-  if (!Array.isArray(value)) throw Errors.badRequest('User IDs is not a list');
+  if (!Array.isArray(value)) throw ParamErrors.notAList('User IDs');
   value.forEach((v, i) => {
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw Errors.badRequest(`User IDs[${i}] is not an integer`);
+    if (typeof v !== 'number' || !Number.isInteger(v)) throw ParamErrors.notAnInteger(`User IDs[${i}]`);
   });
   return value as number[];
 }
 
 /** Shape of the `profile_data` parameter: a list of `{id: int, value: str | list[int] | null}`. */
 export function parseProfileData(raw: unknown): ProfileDataEntry[] {
-  if (!Array.isArray(raw)) throw Errors.badRequest('profile_data is not a list');
+  if (!Array.isArray(raw)) throw ParamErrors.notAList('profile_data');
   return raw.map((item, i) => {
     const at = `profile_data[${i}]`;
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw Errors.badRequest(`${at} is not a dict`);
+    if (!item || typeof item !== 'object' || Array.isArray(item)) throw ParamErrors.notADict(at);
     const obj = item as Record<string, unknown>;
-    if (!('id' in obj)) throw Errors.badRequest(`${at}["id"] field is missing: Field required`);
-    if (typeof obj.id !== 'number' || !Number.isInteger(obj.id))
-      throw Errors.badRequest(`${at}["id"] is not an integer`);
-    if (!('value' in obj)) throw Errors.badRequest(`${at}["value"] field is missing: Field required`);
+    if (!('id' in obj)) throw ParamErrors.fieldMissing(`${at}["id"]`);
+    if (typeof obj.id !== 'number' || !Number.isInteger(obj.id)) throw ParamErrors.notAnInteger(`${at}["id"]`);
+    if (!('value' in obj)) throw ParamErrors.fieldMissing(`${at}["value"]`);
     const v = obj.value;
     const ok =
       v === null ||
       typeof v === 'string' ||
       (Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isInteger(x)));
-    if (!ok) throw Errors.badRequest(`${at}["value"] is not a string`);
+    if (!ok) throw ParamErrors.notAString(`${at}["value"]`);
     for (const key of Object.keys(obj)) {
-      if (key !== 'id' && key !== 'value') throw Errors.badRequest(`Argument "${key}" at ${at} is unexpected`);
+      if (key !== 'id' && key !== 'value') throw ParamErrors.unexpectedArgument(key, at);
     }
     return { id: obj.id, value: v as ProfileValue };
   });

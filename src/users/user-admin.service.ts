@@ -19,6 +19,7 @@ import { UserProfile } from './user.entity';
 import { UserLifecycleHooks } from './user-lifecycle.hooks';
 import { UsersRepository } from './users.repository';
 import { isValidEmail, UsersService } from './users.service';
+import { UserErrors } from './user.errors';
 
 /** Who the target of PATCH /users is: by id or by email (access_user_by_id / _by_email). */
 export type UserRef = { id: number } | { email: string };
@@ -79,7 +80,7 @@ export class UserAdminService {
       const target = (await this.repository.lockUser(realmId, found.id))!;
       const isAdmin = actor.role <= Role.ADMINISTRATOR;
       if (input.newEmail !== undefined && !(actor.canChangeUserEmails && isAdmin)) {
-        throw Errors.badRequest('User not authorized to change user emails');
+        throw UserErrors.cannotChangeEmails();
       }
       if (input.role !== undefined && input.role !== target.role) {
         if ((input.role === Role.OWNER || target.role === Role.OWNER) && actor.role !== Role.OWNER) {
@@ -88,7 +89,7 @@ export class UserAdminService {
           throw Errors.mustBeAdmin();
         }
         if (target.role === Role.OWNER && (await this.isLastOwner(realmId, target))) {
-          throw Errors.badRequest('The owner permission cannot be removed from the only organization owner.');
+          throw UserErrors.onlyOwnerKeepsRole();
         }
         await this.changeRole(realmId, target, input.role);
       }
@@ -165,10 +166,10 @@ export class UserAdminService {
 
   /** do_change_user_delivery_email, after Zulip's checks of the new address. */
   private async changeEmail(realm: Realm, target: UserProfile, newEmail: string): Promise<void> {
-    if (!isValidEmail(newEmail)) throw Errors.badRequest('Invalid new email address.');
+    if (!isValidEmail(newEmail)) throw UserErrors.invalidNewEmail();
     const existing = await this.repository.findByEmailInRealm(realm.id, newEmail);
     if (existing && existing.id !== target.id) {
-      throw Errors.badRequest('New email value error: Email is already in use.');
+      throw UserErrors.newEmailInUse();
     }
     await this.repository.update(target.id, { deliveryEmail: newEmail });
     const users = await this.repository.activeUsersInRealm(realm.id);
@@ -215,7 +216,7 @@ export class UserAdminService {
       const target = await this.access(auth, { id: userId }, { allowDeactivated: false, allowBots: false });
       if (target.role === Role.OWNER && auth.user.role !== Role.OWNER) throw Errors.mustBeOwner();
       if (await this.isLastOwner(realmId, target)) {
-        throw Errors.badRequest('Cannot deactivate the only organization owner');
+        throw UserErrors.cannotDeactivateOnlyOwner();
       }
       for (const bot of await this.repository.activeBotsOwnedBy(target.id)) await this.setActive(realmId, bot, false);
       await this.setActive(realmId, target, false);
@@ -227,7 +228,7 @@ export class UserAdminService {
     const realmId = auth.realm.id;
     await runInTransaction(this.dataSource, async () => {
       const target = await this.access(auth, { id: userId }, { allowDeactivated: true, allowBots: true });
-      if (target.isActive) throw Errors.badRequest('User is already active.');
+      if (target.isActive) throw UserErrors.alreadyActive();
       await this.setActive(realmId, target, true);
       // Subscriber lists dropped the user at deactivation; other modules announce the return.
       await this.lifecycle.userReactivated(realmId, target.id);
@@ -272,13 +273,13 @@ export class UserAdminService {
 
   /** POST /users (create_user_backend): needs the special can_create_users permission. */
   async createUser(auth: AuthContext, input: { email: string; fullName: string; password: string }): Promise<number> {
-    if (!auth.user.canCreateUsers) throw Errors.badRequest('User not authorized to create users');
+    if (!auth.user.canCreateUsers) throw UserErrors.cannotCreateUsers();
     const fullName = checkFullName(input.fullName);
-    if (!isValidEmail(input.email)) throw Errors.badRequest('Bad name or username');
+    if (!isValidEmail(input.email)) throw UserErrors.badNameOrUsername();
     if (await this.users.findByEmailInRealm(auth.realm.id, input.email)) {
-      throw Errors.badRequest('Email is already in use.');
+      throw UserErrors.emailAlreadyInUse();
     }
-    if (!isStrongEnoughPassword(input.password)) throw Errors.badRequest('The password is too weak.');
+    if (!isStrongEnoughPassword(input.password)) throw UserErrors.passwordTooWeak();
     const realm = auth.realm;
     return runInTransaction(this.dataSource, async () => {
       const { user } = await this.users.createUser(realm, {

@@ -1,8 +1,9 @@
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import type { SystemGroupName } from '../realm/system-groups';
-import { invalidCharacterMessage, nulPosition } from '../realm/text-checks';
+import { nulPosition } from '../realm/text-checks';
 import type { UserGroup } from '../realm/user-group.entity';
+import { ParamErrors } from '../common/errors/param.errors';
+import { UserGroupErrors } from './user.errors';
 
 /** The six permission settings of a named user group (NamedUserGroup.GROUP_PERMISSION_SETTINGS). */
 export const USER_GROUP_SETTING_NAMES = [
@@ -51,14 +52,14 @@ export const INVALID_GROUP_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'c
 
 /** Zulip's check_user_group_name: returns the name unchanged or throws with Zulip's text. */
 export function checkUserGroupName(name: string): string {
-  if (name.trim() === '') throw Errors.badRequest("User group name can't be empty!");
+  if (name.trim() === '') throw UserGroupErrors.nameEmpty();
   if ([...name].length > Limits.MAX_USER_GROUP_NAME_LENGTH) {
-    throw Errors.badRequest(`User group name cannot exceed ${Limits.MAX_USER_GROUP_NAME_LENGTH} characters.`);
+    throw UserGroupErrors.nameTooLong(Limits.MAX_USER_GROUP_NAME_LENGTH);
   }
   for (const prefix of INVALID_GROUP_NAME_PREFIXES) {
-    if (name.startsWith(prefix)) throw Errors.badRequest(`User group name cannot start with '${prefix}'.`);
+    if (name.startsWith(prefix)) throw UserGroupErrors.reservedPrefix(prefix);
   }
   const nul = nulPosition(name);
-  if (nul !== undefined) throw Errors.badRequest(invalidCharacterMessage('user group name', nul));
+  if (nul !== undefined) throw ParamErrors.invalidCharacter('user group name', nul);
   return name;
 }

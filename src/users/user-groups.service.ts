@@ -22,6 +22,7 @@ import {
   UserGroupSettingName,
 } from './user-groups.policy';
 import { UserGroupsQueryService } from './user-groups-query.service';
+import { UserErrors, UserGroupErrors } from './user.errors';
 
 export interface NewGroup {
   name: string;
@@ -140,7 +141,7 @@ export class UserGroupsService {
             );
           }
           if (await this.membership.findNamedGroupByName(realmId, name)) {
-            throw Errors.badRequest(`User group '${name}' already exists.`);
+            throw UserGroupErrors.alreadyExists(name);
           }
           const settings = await this.defaultSettings(realmId, auth.user.id, given);
           const members = [...new Set(input.members)];
@@ -173,14 +174,14 @@ export class UserGroupsService {
           return id;
         }),
       'user_group_realm_name_key',
-      () => Errors.badRequest(`User group '${checkUserGroupName(input.name)}' already exists.`),
+      () => UserGroupErrors.alreadyExists(checkUserGroupName(input.name)),
     );
   }
 
   /** Zulip's user_ids_to_users(allow_deactivated=False): the first unknown id is reported. */
   private async activeUsersOrThrow(realmId: number, userIds: number[]): Promise<number[]> {
     const active = new Set(await this.membership.activeUserIdsInRealm(realmId, userIds));
-    for (const id of userIds) if (!active.has(id)) throw Errors.badRequest(`Invalid user ID: ${id}`);
+    for (const id of userIds) if (!active.has(id)) throw UserErrors.invalidId(id);
     return [...new Set(userIds)];
   }
 
@@ -192,9 +193,9 @@ export class UserGroupsService {
     const found = new Map((await this.membership.findGroupsInRealm(realmId, ids)).map((g) => [g.id, g]));
     for (const id of ids) {
       const g = found.get(id);
-      if (!g || g.name === null) throw Errors.badRequest(`Invalid user group ID: ${id}`);
+      if (!g || g.name === null) throw UserGroupErrors.invalidId(id);
     }
-    for (const id of ids) if (found.get(id)!.deactivated) throw Errors.badRequest('User group is deactivated.');
+    for (const id of ids) if (found.get(id)!.deactivated) throw UserGroupErrors.deactivated();
     return [...new Set(ids)];
   }
 
@@ -220,8 +221,8 @@ export class UserGroupsService {
   ): Promise<UserGroup> {
     const realmId = auth.realm.id;
     const group = await this.membership.lockNamedGroup(realmId, groupId);
-    if (!group) throw Errors.badRequest('Invalid user group');
-    if (!opts.allowDeactivated && group.deactivated) throw Errors.badRequest('User group is deactivated.');
+    if (!group) throw UserGroupErrors.invalidGroup();
+    if (!opts.allowDeactivated && group.deactivated) throw UserGroupErrors.deactivated();
     if (group.isSystemGroup) throw Errors.insufficientPermission();
     const has = (setting: UserGroupSettingName) =>
       this.groupSettings.hasPermission(
@@ -242,8 +243,8 @@ export class UserGroupsService {
   /** Zulip's access_user_group_to_read_membership. */
   async accessGroupToRead(realmId: number, groupId: number): Promise<UserGroup> {
     const group = await this.membership.findGroupInRealm(realmId, groupId);
-    if (!group || group.name === null) throw Errors.badRequest('Invalid user group');
-    if (group.deactivated) throw Errors.badRequest('User group is deactivated.');
+    if (!group || group.name === null) throw UserGroupErrors.invalidGroup();
+    if (group.deactivated) throw UserGroupErrors.deactivated();
     return group;
   }
 
@@ -255,9 +256,7 @@ export class UserGroupsService {
   ): Promise<void> {
     const { add = [], delete: remove = [], addSubgroups = [], deleteSubgroups = [] } = changes;
     if (add.length === 0 && remove.length === 0 && addSubgroups.length === 0 && deleteSubgroups.length === 0) {
-      throw Errors.badRequest(
-        'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".',
-      );
+      throw UserGroupErrors.nothingToDoWithSubgroups();
     }
     await runInTransaction(this.dataSource, async () => {
       if (add.length > 0) await this.addMembers(auth, groupId, add);
@@ -275,7 +274,7 @@ export class UserGroupsService {
   ): Promise<void> {
     const { add = [], delete: remove = [] } = changes;
     if (add.length === 0 && remove.length === 0) {
-      throw Errors.badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+      throw UserGroupErrors.nothingToDo();
     }
     await runInTransaction(this.dataSource, async () => {
       if (add.length > 0) await this.addSubgroups(auth, groupId, add);
@@ -306,8 +305,7 @@ export class UserGroupsService {
     const group = await this.accessForMembership(auth, groupId, userIds, 'can_join_group', 'can_add_members_group');
     const users = await this.activeUsersOrThrow(realmId, userIds);
     const existing = new Set(await this.membership.directActiveMemberIds(group.id));
-    for (const id of users)
-      if (existing.has(id)) throw Errors.badRequest(`User ${id} is already a member of this group`);
+    for (const id of users) if (existing.has(id)) throw UserGroupErrors.alreadyMember(id);
     await this.membership.addMembers(group.id, users);
     await this.sendToRealm(realmId, { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: users });
   }
@@ -318,7 +316,7 @@ export class UserGroupsService {
     const group = await this.accessForMembership(auth, groupId, userIds, 'can_leave_group', 'can_remove_members_group');
     const existing = new Set(await this.membership.directActiveMemberIds(group.id));
     for (const id of userIds) {
-      if (!existing.has(id)) throw Errors.badRequest(`There is no member '${id}' in this user group`);
+      if (!existing.has(id)) throw UserGroupErrors.notAMember(id);
     }
     await this.membership.removeMembers(group.id, users);
     await this.sendToRealm(realmId, { type: 'user_group', op: 'remove_members', group_id: group.id, user_ids: users });
@@ -331,10 +329,10 @@ export class UserGroupsService {
     const direct = await this.accessSubgroups(realmId, subgroupIds);
     const existing = new Set(await this.membership.directSubgroupIds(group.id));
     for (const id of direct) {
-      if (existing.has(id)) throw Errors.badRequest(`User group ${id} is already a subgroup of this group.`);
+      if (existing.has(id)) throw UserGroupErrors.alreadySubgroup(id);
     }
     if (recursive.some((g) => g.id === group.id)) {
-      throw Errors.badRequest(`User group ${group.id} is already a subgroup of one of the passed subgroups.`);
+      throw UserGroupErrors.alreadySubgroupOfSubgroup(group.id);
     }
     await this.membership.addSubgroups(group.id, direct);
     await this.sendToRealm(realmId, {
@@ -351,7 +349,7 @@ export class UserGroupsService {
     const direct = await this.accessSubgroups(realmId, subgroupIds);
     const existing = new Set(await this.membership.directSubgroupIds(group.id));
     for (const id of direct) {
-      if (!existing.has(id)) throw Errors.badRequest(`User group ${id} is not a subgroup of this group.`);
+      if (!existing.has(id)) throw UserGroupErrors.notASubgroup(id);
     }
     await this.membership.removeSubgroups(group.id, direct);
     await this.sendToRealm(realmId, {
@@ -370,13 +368,13 @@ export class UserGroupsService {
       input.description === undefined &&
       input.deactivated === undefined &&
       USER_GROUP_SETTING_NAMES.every((s) => input.settings[s] === undefined);
-    if (nothing) throw Errors.badRequest('No new data supplied');
+    if (nothing) throw UserGroupErrors.noNewData();
     await runInTransaction(this.dataSource, async () => {
       const group = await this.accessGroupForUpdate(auth, groupId, 'can_manage_group', { allowDeactivated: true });
       if (input.name !== undefined && input.name !== group.name) {
         const name = checkUserGroupName(input.name);
         const clash = await this.membership.findNamedGroupByName(realmId, name);
-        if (clash && clash.id !== group.id) throw Errors.badRequest(`User group '${name}' already exists.`);
+        if (clash && clash.id !== group.id) throw UserGroupErrors.alreadyExists(name);
         await this.membership.updateGroup(group.id, { name });
         group.name = name;
         await this.sendToRealm(realmId, { type: 'user_group', op: 'update', group_id: group.id, data: { name } });
@@ -440,9 +438,7 @@ export class UserGroupsService {
       const group = await this.accessGroupForUpdate(auth, groupId, 'can_manage_group', { allowDeactivated: false });
       const objections = await this.objectionsToDeactivation(auth.realm, group.id);
       if (objections.length > 0) {
-        throw new ZulipError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, {
-          objections,
-        });
+        throw UserGroupErrors.inUse(objections);
       }
       await this.membership.updateGroup(group.id, { deactivated: true });
       const recipients = await this.membership.allActiveUserIdsInRealm(realmId);

@@ -1,5 +1,5 @@
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
+import { UserErrors } from './user.errors';
 
 /** UserProfile.MIN_NAME_LENGTH. */
 export const MIN_NAME_LENGTH = 2;
@@ -23,12 +23,12 @@ export function firstUnprintable(text: string): number | undefined {
 export function checkFullName(raw: string): string {
   const name = raw.trim();
   const length = [...name].length;
-  if (length > Limits.MAX_FULL_NAME_LENGTH) throw Errors.badRequest('Name too long!');
-  if (length < MIN_NAME_LENGTH) throw Errors.badRequest('Name too short!');
+  if (length > Limits.MAX_FULL_NAME_LENGTH) throw UserErrors.nameTooLong();
+  if (length < MIN_NAME_LENGTH) throw UserErrors.nameTooShort();
   if (firstUnprintable(name) !== undefined || NAME_INVALID_CHARS.some((c) => name.includes(c))) {
-    throw Errors.badRequest('Invalid characters in name!');
+    throw UserErrors.invalidNameCharacters();
   }
-  if (/\|\d+$/.test(raw)) throw Errors.badRequest('Invalid format!');
+  if (/\|\d+$/.test(raw)) throw UserErrors.invalidNameFormat();
   return name;
 }
 

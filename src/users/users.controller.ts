@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { CurrentUser, RequireRole } from '../common/auth/decorators';
-import { ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { Args } from '../common/http/params';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { CreateUserArgs, DeactivateUserArgs, GetUserArgs, GetUsersArgs, UpdateUserArgs } from './dto/users.dto';
@@ -17,7 +17,7 @@ import { UsersService } from './users.service';
 function userRef(segment: string): UserRef {
   if (/^[0-9]{1,18}$/.test(segment)) return { id: Number(segment) };
   if (segment.includes('@')) return { email: segment };
-  throw new ZulipError('Not Found', 'BAD_REQUEST', 404);
+  throw Errors.routeNotFound();
 }
 
 @Controller('api/v1/users')

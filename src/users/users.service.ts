@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { onUniqueViolation } from '../common/errors/unique-violation';
 import { Realm } from '../realm/realm.entity';
@@ -15,6 +15,7 @@ import { UserProfile } from './user.entity';
 import { canSeeDeliveryEmail, userDict } from './user-format';
 import { ProfileDataService } from './profile-data.service';
 import { UsersRepository } from './users.repository';
+import { UserErrors } from './user.errors';
 
 export interface CreateUserInput {
   email: string;
@@ -55,9 +56,6 @@ export const CROSS_REALM_BOT_EMAILS = [
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-const authenticationFailed = () =>
-  new ZulipError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401);
-
 export function isValidEmail(email: string): boolean {
   // eslint-disable-next-line no-control-regex
   return email.length <= 254 && EMAIL_RE.test(email) && !/[\u0000-\u001f\u007f]/.test(email);
@@ -77,13 +75,13 @@ export class UsersService {
   /** Creates a user with the realm's default settings, a role-group membership and an API key. */
   async createUser(realm: Realm, input: CreateUserInput): Promise<{ user: UserProfile; apiKey: string }> {
     const role = input.role ?? Role.MEMBER;
-    if (!ROLE_CODES.includes(role)) throw Errors.badRequest('Invalid role');
-    if (!isValidEmail(input.email)) throw Errors.badRequest('Invalid email address.');
+    if (!ROLE_CODES.includes(role)) throw UserErrors.invalidRole();
+    if (!isValidEmail(input.email)) throw UserErrors.invalidEmail();
     const apiKey = generateApiKey();
     const passwordHash = input.password ? await hashPassword(input.password) : null;
     return runInTransaction(this.dataSource, async () => {
       if (await this.users.findByEmailInRealm(realm.id, input.email)) {
-        throw Errors.badRequest(`Email '${input.email}' already in use`);
+        throw UserErrors.emailInUse(input.email);
       }
       const defaults = await this.realms.userDefaults(realm.id);
       const row: Partial<UserProfile> = {
@@ -107,7 +105,7 @@ export class UsersService {
       const id = await onUniqueViolation(
         () => this.users.insert(row),
         'user_profile_realm_email_key',
-        () => Errors.badRequest(`Email '${input.email}' already in use`),
+        () => UserErrors.emailInUse(input.email),
       );
       await this.syncRoleGroups(realm.id, id, role);
       const user = (await this.users.findById(id))!;
@@ -123,7 +121,7 @@ export class UsersService {
   }
 
   async changeRole(realmId: number, userId: number, role: number): Promise<void> {
-    if (!ROLE_CODES.includes(role)) throw Errors.badRequest('Invalid role');
+    if (!ROLE_CODES.includes(role)) throw UserErrors.invalidRole();
     await runInTransaction(this.dataSource, async () => {
       await this.users.update(userId, { role });
       await this.syncRoleGroups(realmId, userId, role);
@@ -159,13 +157,13 @@ export class UsersService {
    */
   async devFetchApiKey(realm: Realm | undefined, username: string): Promise<Record<string, unknown>> {
     const email = username.trim();
-    if (!isValidEmail(email)) throw Errors.badRequest('Enter a valid email address.');
+    if (!isValidEmail(email)) throw UserErrors.enterValidEmail();
     if (!realm) throw Errors.invalidSubdomain();
     const user = await this.users.findByEmailInRealm(realm.id, email);
     if (!user) {
       // An account in another realm: Zulip's `invalid_subdomain` (common_get_active_user).
       if ((await this.users.findAllByEmail(email)).length > 0) throw Errors.invalidSubdomain();
-      throw authenticationFailed();
+      throw Errors.authenticationFailed();
     }
     this.checkAccountActive(realm, user);
     return { api_key: this.apiKeyOf(user), email: user.deliveryEmail, user_id: user.id };
@@ -178,19 +176,19 @@ export class UsersService {
   async fetchApiKey(realm: Realm | undefined, username: string, password: string): Promise<Record<string, unknown>> {
     if (!realm) throw Errors.invalidSubdomain();
     const email = username.trim();
-    if (!isValidEmail(email)) throw Errors.badRequest('Enter a valid email address.');
-    if (!password) throw authenticationFailed();
+    if (!isValidEmail(email)) throw UserErrors.enterValidEmail();
+    if (!password) throw Errors.authenticationFailed();
     const user = await this.users.findByEmailInRealm(realm.id, email);
     if (user) this.checkAccountActive(realm, user);
     const ok = await verifyPassword(password, user?.passwordHash ?? null);
-    if (!user || !ok) throw authenticationFailed();
+    if (!user || !ok) throw Errors.authenticationFailed();
     return { api_key: this.apiKeyOf(user), email: user.deliveryEmail, user_id: user.id };
   }
 
   /** Zulip's is_user_active: a deactivated user first, then a deactivated realm. */
   private checkAccountActive(realm: Realm, user: UserProfile): void {
-    if (!user.isActive) throw new ZulipError('Account is deactivated', 'USER_DEACTIVATED', 401);
-    if (realm.deactivated) throw new ZulipError('This organization has been deactivated', 'REALM_DEACTIVATED', 401);
+    if (!user.isActive) throw Errors.userDeactivated();
+    if (realm.deactivated) throw Errors.realmDeactivated();
   }
 
   async listUsers(
@@ -201,7 +199,7 @@ export class UsersService {
     const rows = await this.users.listInRealm(realm.id, opts.userIds);
     if (opts.userIds) {
       const found = new Set(rows.map((r) => r.id));
-      for (const id of opts.userIds) if (!found.has(id)) throw Errors.badRequest('Invalid user ID: ' + id);
+      for (const id of opts.userIds) if (!found.has(id)) throw UserErrors.invalidId(id);
     }
     const host = this.realms.realmHost(realm);
     const profiles = opts.includeCustomProfileFields
@@ -275,7 +273,7 @@ export class UsersService {
     opts: AccessUserOptions,
   ): Promise<UserProfile> {
     const target = await this.users.findByIdInRealm(realm.id, userId);
-    if (!target) throw Errors.badRequest('No such user');
+    if (!target) throw UserErrors.noSuchUser();
     return this.accessUserCommon(viewer, target, opts);
   }
 
@@ -295,14 +293,14 @@ export class UsersService {
     // PostgreSQL text cannot hold NUL: no address contains it.
     const target = email.includes('\0') ? null : await this.users.findByEmailInRealm(realm.id, email.trim());
     if (!target || !canSeeDeliveryEmail(viewer.role, target.settings.email_address_visibility)) {
-      throw Errors.badRequest('No such user');
+      throw UserErrors.noSuchUser();
     }
     return this.accessUserCommon(viewer, target, opts);
   }
 
   private accessUserCommon(viewer: UserProfile, target: UserProfile, opts: AccessUserOptions): UserProfile {
-    if (target.isBot && !opts.allowBots) throw Errors.badRequest('No such user');
-    if (!target.isActive && !opts.allowDeactivated) throw Errors.badRequest('User is deactivated');
+    if (target.isBot && !opts.allowBots) throw UserErrors.noSuchUser();
+    if (!target.isActive && !opts.allowDeactivated) throw UserErrors.deactivated();
     if (opts.forAdmin && !canAdminUser(viewer, target)) throw Errors.insufficientPermission();
     return target;
   }

@@ -1,6 +1,7 @@
 import { ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
 import { ZulipError } from '../../common/errors/zulip-error';
 import { parseGroupSettingChange, parseGroupSettingValue } from '../group-setting-values';
+import { ParamErrors } from '../../common/errors/param.errors';
 
 function firstError(check: (name: string, value: unknown) => unknown, args: ValidationArguments): string {
   try {
@@ -9,7 +10,7 @@ function firstError(check: (name: string, value: unknown) => unknown, args: Vali
     if (err instanceof ZulipError) return err.message;
     throw err;
   }
-  return `Invalid ${args.property}`;
+  return ParamErrors.invalid(args.property).message;
 }
 
 function passes(check: (name: string, value: unknown) => unknown, name: string, value: unknown): boolean {

@@ -3,6 +3,7 @@ import { ZulipError } from '../../common/errors/zulip-error';
 import { Arg, OptionalArg } from '../../common/http/params';
 import { ROLE_CODES } from '../../realm/system-groups';
 import { parseProfileData } from '../profile-values.policy';
+import { ParamErrors } from '../../common/errors/param.errors';
 
 /** `profile_data`: a list of `{id, value}` (parseProfileData gives Zulip's messages). */
 function IsProfileData(): PropertyDecorator {
@@ -19,7 +20,7 @@ function IsProfileData(): PropertyDecorator {
     name: 'isProfileData',
     validator: {
       validate: (value: unknown) => check(value) === undefined,
-      defaultMessage: (args) => check(args?.value) ?? 'Invalid profile_data',
+      defaultMessage: (args) => check(args?.value) ?? ParamErrors.invalid('profile_data').message,
     },
   });
 }
@@ -65,7 +66,7 @@ export class FetchApiKeyArgs {
   username: string;
 }
 
-const ROLE_MESSAGE = 'Invalid role: Value error, Not in the list of possible values';
+const ROLE_MESSAGE = ParamErrors.notInList('role').message;
 
 function IsRole(): PropertyDecorator {
   return ValidateBy({
