@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../common/errors/zulip-error';
+import { ZulipError } from '../common/errors/zulip-error';
 import type { SystemGroupName } from '../realm/system-groups';
 import { GroupSettingsService } from '../users/group-settings.service';
 import type { Stream } from './channel.entity';
@@ -9,6 +9,7 @@ import { CHANNEL_GROUP_SETTING_NAMES, CHANNEL_GROUP_SETTINGS, METADATA_GRANTING_
 import { canAccessChannelContent, canAccessChannelMetadata, ChannelActor } from './channels.policy';
 import { ChannelsRepository } from './channels.repository';
 import type { Subscription } from './subscription.entity';
+import { ChannelErrors } from './channel.errors';
 
 export interface AccessOptions {
   /** Refuse channels the user may only see the metadata of (default true). */
@@ -46,7 +47,7 @@ export class ChannelAccessService {
     options: AccessOptions = {},
   ): Promise<ChannelAccess> {
     const stream = await this.channels.findByIdInRealm(realmId, streamId);
-    return this.check(actor, stream, 'Invalid channel ID', options);
+    return this.check(actor, stream, ChannelErrors.invalidId, options);
   }
 
   async accessByName(
@@ -56,23 +57,23 @@ export class ChannelAccessService {
     options: AccessOptions = {},
   ): Promise<ChannelAccess> {
     const stream = await this.channels.findByNameInRealm(realmId, name.trim());
-    return this.check(actor, stream, `Invalid channel name '${name}'`, options);
+    return this.check(actor, stream, () => ChannelErrors.invalidName(name), options);
   }
 
   private async check(
     actor: ChannelActor,
     stream: Stream | null,
-    error: string,
+    error: () => ZulipError,
     options: AccessOptions,
   ): Promise<ChannelAccess> {
-    if (!stream) throw Errors.badRequest(error);
+    if (!stream) throw error();
     const sub = await this.channels.activeSubscription(actor.id, stream.recipientId);
-    if ((options.requireActive ?? true) && stream.deactivated) throw Errors.badRequest(error);
+    if ((options.requireActive ?? true) && stream.deactivated) throw error();
     const allowed =
       (options.requireContentAccess ?? true)
         ? canAccessChannelContent(actor, stream, sub !== null)
         : canAccessChannelMetadata(actor, stream, sub !== null);
-    if (!allowed) throw Errors.badRequest(error);
+    if (!allowed) throw error();
     return { stream, sub };
   }
 

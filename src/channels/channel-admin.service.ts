@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
 import { Realm } from '../realm/realm.entity';
@@ -47,7 +47,8 @@ import {
 import { isUniqueViolation } from '../common/errors/unique-violation';
 import { ChannelsRepository } from './channels.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
-import { incompatibleParameters } from './subscriptions.service';
+import { ChannelErrors, ChannelFolderErrors } from './channel.errors';
+import { ParamErrors } from '../common/errors/param.errors';
 
 export interface GroupSettingChange {
   new: unknown;
@@ -117,16 +118,16 @@ export class ChannelAdminService {
   /** access_stream_for_delete_or_update_requiring_metadata_access (archived channels included). */
   private async accessForAdministration(actor: ChannelActor, realmId: number, streamId: number) {
     const found = await this.channels.findByIdInRealm(realmId, streamId);
-    if (!found) throw Errors.badRequest('Invalid channel ID');
+    if (!found) throw ChannelErrors.invalidId();
     const stream = (await this.channels.lockChannel(found.id))!;
     const sub = await this.channels.activeSubscription(actor.id, stream.recipientId);
     switch (channelAdministrationAccess(actor, stream, sub !== null)) {
       case 'allowed':
         return { stream, subscribed: sub !== null };
       case 'forbidden':
-        throw Errors.badRequest('You do not have permission to administer this channel.');
+        throw ChannelErrors.cannotAdminister();
       case 'invisible':
-        throw Errors.badRequest('Invalid channel ID');
+        throw ChannelErrors.invalidId();
     }
   }
 
@@ -171,12 +172,12 @@ export class ChannelAdminService {
         isWebPublic: proposedWebPublic,
       });
       if (combination) throw Errors.badRequest(combination);
-      if (proposedPrivate && proposedDefault) throw Errors.badRequest('A default channel cannot be private.');
+      if (proposedPrivate && proposedDefault) throw ChannelErrors.defaultCannotBePrivate();
       if (!proposedPrivate && realm.moderationRequestChannelId === stream.id) {
-        throw Errors.badRequest('Moderation request channel must be private.');
+        throw ChannelErrors.moderationChannelMustBePrivate();
       }
       if (input.isPrivate !== undefined && !canAccessChannelContent(actor, stream, subscribed)) {
-        throw Errors.badRequest('Channel content access is required.');
+        throw ChannelErrors.contentAccessRequired();
       }
       if (input.isPrivate !== undefined) {
         const setting = input.isPrivate
@@ -185,7 +186,7 @@ export class ChannelAdminService {
         if (!holdsGroupSetting(actor, setting, false)) throw Errors.insufficientPermission();
       }
       if (input.isWebPublic) {
-        if (!realm.enableSpectatorAccess) throw Errors.badRequest('Web-public channels are not enabled.');
+        if (!realm.enableSpectatorAccess) throw ChannelErrors.webPublicNotEnabled();
         if (!holdsGroupSetting(actor, realm.can_create_web_public_channel_group, false)) {
           throw Errors.insufficientPermission();
         }
@@ -202,7 +203,7 @@ export class ChannelAdminService {
           canCreateTopic !== everyone &&
           input.groupSettings.can_create_topic_group === undefined
         ) {
-          throw incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
+          throw ParamErrors.incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
         }
         stream = await this.changePermission(realm, actorInfo, stream, {
           inviteOnly: proposedPrivate,
@@ -244,9 +245,7 @@ export class ChannelAdminService {
           stream.recipientId !== null &&
           (await this.hooks.handler.channelHasNamedTopics(realm.id, stream.recipientId))
         ) {
-          throw Errors.badRequest(
-            'To enable this configuration, all messages in this channel must be in the "general chat" topic. Consider renaming or deleting other topics.',
-          );
+          throw ChannelErrors.topicsOutsideGeneralChat();
         }
         if (code !== stream.topicsPolicy) {
           const old = topicsPolicyName(stream.topicsPolicy);
@@ -277,17 +276,17 @@ export class ChannelAdminService {
 
       if (input.newName !== undefined) {
         const newName = input.newName.trim();
-        if (stream.name === newName) throw Errors.badRequest('Channel already has that name.');
+        if (stream.name === newName) throw ChannelErrors.alreadyHasName();
         if (stream.name.toLowerCase() !== newName.toLowerCase()) {
           const error = channelNameError(newName);
           if (error) throw Errors.badRequest(error);
-          if (await this.channels.findByNameInRealm(realm.id, newName)) throw channelExists(newName);
+          if (await this.channels.findByNameInRealm(realm.id, newName)) throw ChannelErrors.alreadyExists(newName);
         }
         const oldName = stream.name;
         try {
           await this.channels.updateChannel(stream.id, { name: newName });
         } catch (err) {
-          if (isUniqueViolation(err)) throw channelExists(newName);
+          if (isUniqueViolation(err)) throw ChannelErrors.alreadyExists(newName);
           throw err;
         }
         stream = await this.reload(stream);
@@ -300,7 +299,7 @@ export class ChannelAdminService {
         let folderId: number | null = null;
         if (input.folderId !== null) {
           const folder = await this.folders.findByIdInRealm(realm.id, input.folderId);
-          if (!folder) throw Errors.badRequest('Invalid channel folder ID');
+          if (!folder) throw ChannelFolderErrors.invalidId();
           folderId = folder.id;
         }
         await this.channels.updateChannel(stream.id, { folderId });
@@ -369,19 +368,19 @@ export class ChannelAdminService {
         allowEveryone: rule.allowEveryone,
         allowNobody: true,
       });
-      throw Errors.badRequest(`Invalid ${name}`);
+      throw ParamErrors.invalid(name);
     }
     const currentId = stream[property];
     const currentValue = await this.groupSettings.valueForApi(realm.id, currentId);
     const current = normalizeGroupSettingValue(currentValue, nobody);
     if (change.old !== undefined) {
       if (!isGroupSettingValue(change.old) || normalizeGroupSettingValue(change.old, nobody) !== current) {
-        throw new ZulipError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
+        throw Errors.oldValueMismatch();
       }
     }
     if (normalizeGroupSettingValue(change.new, nobody) === current) return stream;
     if (CONTENT_ACCESS_REQUIRED_SETTINGS.includes(name) && !canAccessChannelContent(actor, stream, subscribed)) {
-      throw Errors.badRequest('Channel content access is required.');
+      throw ChannelErrors.contentAccessRequired();
     }
     const newId = await this.groupSettings.parseForSetting(realm.id, name, change.new, {
       allowEveryone: rule.allowEveryone,
@@ -397,7 +396,8 @@ export class ChannelAdminService {
     }
     if (name === 'can_create_topic_group' && !stream.historyPublicToSubscribers) {
       const everyone = await this.groupSettings.systemGroupId(realm.id, 'role:everyone');
-      if (newId !== everyone) throw incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
+      if (newId !== everyone)
+        throw ParamErrors.incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
     }
 
     const grantsMetadata = METADATA_GRANTING_SETTINGS.includes(name);
@@ -483,7 +483,7 @@ export class ChannelAdminService {
       const realm = await this.realms.getRealm(auth.realm.id);
       const actor = await this.access.actorFor(auth.user);
       const { stream } = await this.accessForAdministration(actor, realm.id, streamId);
-      if (stream.deactivated) throw Errors.badRequest('Channel is already deactivated');
+      if (stream.deactivated) throw ChannelErrors.alreadyDeactivated();
       const audience = metadataAudience(stream, await this.access.audienceData(realm.id, [stream]));
       await this.channels.updateChannel(stream.id, { deactivated: true });
       const after = await this.reload(stream);
@@ -520,10 +520,10 @@ export class ChannelAdminService {
 
   /** do_unarchive_stream (PATCH is_archived=false). */
   private async unarchive(realm: Realm, actor: ChannelUser, stream: Stream): Promise<Stream> {
-    if (!stream.deactivated) throw Errors.badRequest('Channel is not currently deactivated');
+    if (!stream.deactivated) throw ChannelErrors.notDeactivated();
     const subscribers = await this.access.subscriberIds(stream);
     if (stream.inviteOnly && subscribers.length === 0) {
-      throw Errors.badRequest('Channel is private and have no subscribers');
+      throw ChannelErrors.privateWithoutSubscribers();
     }
     await this.channels.updateChannel(stream.id, {
       deactivated: false,
@@ -536,8 +536,4 @@ export class ChannelAdminService {
     await this.notice(realm, actor, after, { kind: 'unarchived' });
     return after;
   }
-}
-
-export function channelExists(name: string): ZulipError {
-  return new ZulipError(`Channel '${name}' already exists`, 'CHANNEL_ALREADY_EXISTS', 409);
 }

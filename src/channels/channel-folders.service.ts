@@ -11,6 +11,7 @@ import { channelFolderNameError, cleanDescription } from './channels.policy';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { isUniqueViolation } from '../common/errors/unique-violation';
 import { ChannelsRepository } from './channels.repository';
+import { ChannelFolderErrors } from './channel.errors';
 
 /** Zulip's ChannelFolderDict (plus `order`, which newer servers send). */
 export function channelFolderDict(f: ChannelFolder): Record<string, unknown> {
@@ -45,7 +46,7 @@ export class ChannelFoldersService {
   private async checkName(realmId: number, name: string): Promise<void> {
     const error = channelFolderNameError(name);
     if (error) throw Errors.badRequest(error);
-    if (await this.folders.nameInUse(realmId, name)) throw Errors.badRequest('Channel folder name already in use');
+    if (await this.folders.nameInUse(realmId, name)) throw ChannelFolderErrors.nameInUse();
   }
 
   private async everyone(realmId: number): Promise<number[]> {
@@ -64,7 +65,7 @@ export class ChannelFoldersService {
         renderedDescription: renderDescription(description),
         creatorId: auth.user.id,
       });
-      if (!folder) throw Errors.badRequest('Channel folder name already in use');
+      if (!folder) throw ChannelFolderErrors.nameInUse();
       this.events.channelFolderAdd(realmId, channelFolderDict(folder), await this.everyone(realmId));
       return folder.id;
     });
@@ -82,7 +83,7 @@ export class ChannelFoldersService {
     await runInTransaction(this.dataSource, async () => {
       const realmId = auth.realm.id;
       const folder = await this.folders.findByIdInRealm(realmId, folderId);
-      if (!folder) throw Errors.badRequest('Invalid channel folder ID');
+      if (!folder) throw ChannelFolderErrors.invalidId();
       const send = async (data: Record<string, unknown>) =>
         this.events.channelFolderUpdate(realmId, folder.id, data, await this.everyone(realmId));
 
@@ -91,7 +92,7 @@ export class ChannelFoldersService {
         try {
           await this.folders.update(folder.id, { name: input.name });
         } catch (err) {
-          if (isUniqueViolation(err)) throw Errors.badRequest('Channel folder name already in use');
+          if (isUniqueViolation(err)) throw ChannelFolderErrors.nameInUse();
           throw err;
         }
         await send({ name: input.name });
@@ -103,13 +104,13 @@ export class ChannelFoldersService {
       }
       if (input.isArchived !== undefined && input.isArchived !== folder.isArchived) {
         if (input.isArchived && (await this.folders.hasChannels(folder.id))) {
-          throw Errors.badRequest('You need to remove all the channels from this folder to archive it.');
+          throw ChannelFolderErrors.notEmpty();
         }
         try {
           await this.folders.update(folder.id, { isArchived: input.isArchived });
         } catch (err) {
           // Unarchiving next to an active folder of the same name.
-          if (isUniqueViolation(err)) throw Errors.badRequest('Channel folder name already in use');
+          if (isUniqueViolation(err)) throw ChannelFolderErrors.nameInUse();
           throw err;
         }
         await send({ is_archived: input.isArchived });

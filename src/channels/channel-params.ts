@@ -1,4 +1,3 @@
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import {
   CHANNEL_GROUP_SETTING_NAMES,
@@ -10,6 +9,8 @@ import {
 import { isValidColor } from './channels.policy';
 import type { GroupSettingChange } from './channel-admin.service';
 import type { PropertyChange, SubscriptionRequestItem } from './subscriptions.service';
+import { ParamErrors } from '../common/errors/param.errors';
+import { ChannelErrors, SubscriptionErrors } from './channel.errors';
 
 /**
  * Decoding of the structured parameters of the channel endpoints, with Zulip's error texts
@@ -25,26 +26,24 @@ export function parseSubscriptionItems(list: unknown[]): SubscriptionRequestItem
   return list.map((item, i) => {
     const at = `subscriptions[${i}]`;
     if (!isObject(item)) {
-      throw Errors.badRequest(`Invalid ${at}: Input should be a valid dictionary or instance of AddSubscriptionData`);
+      throw SubscriptionErrors.invalidAddItem(at);
     }
-    if (!('name' in item)) throw Errors.badRequest(`${at}["name"] field is missing: Field required`);
-    if (typeof item.name !== 'string') throw Errors.badRequest(`${at}["name"] is not a string`);
+    if (!('name' in item)) throw ParamErrors.fieldMissing(`${at}["name"]`);
+    if (typeof item.name !== 'string') throw ParamErrors.notAString(`${at}["name"]`);
     const out: SubscriptionRequestItem = { name: item.name };
     if (item.color !== undefined && item.color !== null) {
-      if (typeof item.color !== 'string') throw Errors.badRequest(`${at}["color"] is not a string`);
+      if (typeof item.color !== 'string') throw ParamErrors.notAString(`${at}["color"]`);
       out.color = item.color;
     }
     if (item.description !== undefined && item.description !== null) {
-      if (typeof item.description !== 'string') throw Errors.badRequest(`${at}["description"] is not a string`);
+      if (typeof item.description !== 'string') throw ParamErrors.notAString(`${at}["description"]`);
       if ([...item.description].length > Limits.MAX_STREAM_DESCRIPTION_LENGTH) {
-        throw Errors.badRequest(
-          `${at}["description"] is too long (limit: ${Limits.MAX_STREAM_DESCRIPTION_LENGTH} characters)`,
-        );
+        throw ParamErrors.tooLong(`${at}["description"]`, Limits.MAX_STREAM_DESCRIPTION_LENGTH);
       }
       out.description = item.description;
     }
     if (out.color !== undefined && !isValidColor(out.color)) {
-      throw Errors.badRequest(`Invalid ${at}: Value error, add.color is not a valid hex color code`);
+      throw SubscriptionErrors.invalidAddColor(at);
     }
     return out;
   });
@@ -53,7 +52,7 @@ export function parseSubscriptionItems(list: unknown[]): SubscriptionRequestItem
 /** `subscriptions` of DELETE /users/me/subscriptions: a list of names. */
 export function parseChannelNames(list: unknown[]): string[] {
   return list.map((item, i) => {
-    if (typeof item !== 'string') throw Errors.badRequest(`subscriptions[${i}] is not a string`);
+    if (typeof item !== 'string') throw ParamErrors.notAString(`subscriptions[${i}]`);
     return item;
   });
 }
@@ -61,11 +60,11 @@ export function parseChannelNames(list: unknown[]): string[] {
 /** `principals`: all user ids or all emails (`list[str] | list[int]`). */
 export function parsePrincipals(value: unknown): number[] | string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw Errors.badRequest('principals is not a list');
+  if (!Array.isArray(value)) throw ParamErrors.notAList('principals');
   if (value.every((v): v is string => typeof v === 'string')) return value;
   if (value.every(isInt)) return value;
   const i = value.findIndex((v) => typeof v !== 'string');
-  throw Errors.badRequest(`principals["list[str]"][${i}] is not a string`);
+  throw ParamErrors.notAString(`principals["list[str]"][${i}]`);
 }
 
 /** message_retention_days: JSON (`30`, `"unlimited"`) or plain text (`unlimited`). */
@@ -89,24 +88,24 @@ export function parseTopicsPolicy(raw: string | undefined): TopicsPolicyName | u
     value = raw;
   }
   if (typeof value === 'string' && (TOPICS_POLICY_NAMES as string[]).includes(value)) return value as TopicsPolicyName;
-  throw Errors.badRequest('Invalid topics_policy');
+  throw ChannelErrors.invalidTopicsPolicy();
 }
 
 /** folder_id of PATCH /streams: an integer or null. */
 export function parseNullableFolderId(value: unknown): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === null) return null;
-  if (!isInt(value)) throw Errors.badRequest('folder_id is not an integer');
+  if (!isInt(value)) throw ParamErrors.notAnInteger('folder_id');
   return value;
 }
 
 /** A `{new, old?}` group-setting change of PATCH /streams. */
 export function parseGroupSettingChange(name: string, value: unknown): GroupSettingChange {
-  if (!isObject(value)) throw Errors.badRequest(`${name} is not a dict`);
+  if (!isObject(value)) throw ParamErrors.notADict(name);
   for (const key of Object.keys(value)) {
-    if (key !== 'new' && key !== 'old') throw Errors.badRequest(`Argument "${key}" at ${name} is unexpected`);
+    if (key !== 'new' && key !== 'old') throw ParamErrors.unexpectedArgument(key, name);
   }
-  if (!('new' in value)) throw Errors.badRequest(`${name}["new"] field is missing: Field required`);
+  if (!('new' in value)) throw ParamErrors.fieldMissing(`${name}["new"]`);
   return value.old === undefined ? { new: value.new } : { new: value.new, old: value.old };
 }
 
@@ -127,26 +126,23 @@ export function parsePropertyChanges(list: unknown[]): PropertyChange[] {
   return list.map((item, i) => {
     const at = `subscription_data[${i}]`;
     if (!isObject(item)) {
-      throw Errors.badRequest(
-        `Invalid ${at}: Input should be a valid dictionary or instance of SubscriptionPropertyChangeRequest`,
-      );
+      throw SubscriptionErrors.invalidPropertyChange(at);
     }
     for (const key of ['stream_id', 'property', 'value']) {
-      if (!(key in item)) throw Errors.badRequest(`${at}["${key}"] field is missing: Field required`);
+      if (!(key in item)) throw ParamErrors.fieldMissing(`${at}["${key}"]`);
     }
-    if (!isInt(item.stream_id)) throw Errors.badRequest(`${at}["stream_id"] is not an integer`);
-    if (typeof item.property !== 'string') throw Errors.badRequest(`${at}["property"] is not a string`);
+    if (!isInt(item.stream_id)) throw ParamErrors.notAnInteger(`${at}["stream_id"]`);
+    if (typeof item.property !== 'string') throw ParamErrors.notAString(`${at}["property"]`);
     const property = item.property;
     const value = item.value;
     if (property === 'color') {
-      if (!isValidColor(value))
-        throw Errors.badRequest(`Invalid ${at}: Value error, color is not a valid hex color code`);
+      if (!isValidColor(value)) throw SubscriptionErrors.invalidColor(at);
       return { streamId: item.stream_id, property, value };
     }
     if ((BOOLEAN_SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) {
-      if (typeof value !== 'boolean') throw Errors.badRequest(`${property} is not a boolean`);
+      if (typeof value !== 'boolean') throw ParamErrors.notABoolean(property);
       return { streamId: item.stream_id, property: property as PropertyChange['property'], value };
     }
-    throw Errors.badRequest(`Unknown subscription property: ${property}`);
+    throw SubscriptionErrors.unknownProperty(property);
   });
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors } from '../common/errors/zulip-error';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
 import { channelDict, ChannelDict, subscriptionDict } from './channel-format';
@@ -19,6 +18,7 @@ import type { Subscription } from './subscription.entity';
 import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { channelFolderDict } from './channel-folders.service';
+import { ChannelErrors } from './channel.errors';
 
 export interface GetStreamsOptions {
   includePublic: boolean;
@@ -56,7 +56,7 @@ export class ChannelQueriesService {
   /** GET /streams (zerver/lib/streams.py get_streams_for_user / do_get_streams). */
   async getStreams(auth: AuthContext, o: GetStreamsOptions): Promise<ChannelDict[]> {
     const user = auth.user;
-    if (o.includeAllActive && !isRealmAdmin(user)) throw Errors.badRequest('User not authorized for this query');
+    if (o.includeAllActive && !isRealmAdmin(user)) throw ChannelErrors.notAuthorizedForQuery();
     const includeAll = o.includeAll || o.includeAllActive;
     const actor = await this.access.actorFor(user);
     const all = await this.channels.listInRealm(auth.realm.id, !o.excludeArchived);

@@ -1,6 +1,8 @@
 import { Role } from '../common/roles';
 import { SystemGroupName } from '../realm/system-groups';
 import { StreamPostPolicy } from './channel-settings';
+import { ChannelErrors, ChannelFolderErrors, TopicErrors } from './channel.errors';
+import { ParamErrors } from '../common/errors/param.errors';
 
 /**
  * Pure permission rules for channels (zerver/lib/streams.py, zerver/lib/subscription_info.py):
@@ -194,20 +196,20 @@ export function firstUnprintablePosition(text: string): number | undefined {
 
 /** Zulip's check_stream_name: the error text, or undefined when the name is fine. */
 export function channelNameError(name: string): string | undefined {
-  if (name.trim() === '') return "Channel name can't be empty.";
+  if (name.trim() === '') return ChannelErrors.nameEmpty().message;
   if ([...name].length > MAX_CHANNEL_NAME_LENGTH) {
-    return `Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`;
+    return ChannelErrors.nameTooLong(MAX_CHANNEL_NAME_LENGTH).message;
   }
   const pos = firstUnprintablePosition(name);
-  if (pos !== undefined) return `Invalid character in channel name, at position ${pos}.`;
+  if (pos !== undefined) return ChannelErrors.invalidNameCharacter(pos).message;
   return undefined;
 }
 
 /** Zulip's check_channel_folder_name rules that need no database (emptiness, characters). */
 export function channelFolderNameError(name: string): string | undefined {
-  if (name.trim() === '') return "Channel folder name can't be empty.";
+  if (name.trim() === '') return ChannelFolderErrors.nameEmpty().message;
   const pos = firstUnprintablePosition(name);
-  if (pos !== undefined) return `Invalid character in channel folder name, at position ${pos}.`;
+  if (pos !== undefined) return ChannelFolderErrors.invalidNameCharacter(pos).message;
   return undefined;
 }
 
@@ -220,9 +222,9 @@ export function permissionCombinationError(p: {
   historyPublicToSubscribers: boolean;
   isWebPublic: boolean;
 }): string | undefined {
-  if (p.isWebPublic && !p.historyPublicToSubscribers) return 'Invalid parameters';
-  if (p.isWebPublic && p.inviteOnly) return 'Invalid parameters';
-  if (!p.inviteOnly && !p.historyPublicToSubscribers) return 'Invalid parameters';
+  if (p.isWebPublic && !p.historyPublicToSubscribers) return ChannelErrors.invalidPermissionCombination().message;
+  if (p.isWebPublic && p.inviteOnly) return ChannelErrors.invalidPermissionCombination().message;
+  if (!p.inviteOnly && !p.historyPublicToSubscribers) return ChannelErrors.invalidPermissionCombination().message;
   return undefined;
 }
 
@@ -245,7 +247,7 @@ export function parseMessageRetentionDays(
     return { ok: true, days: value };
   }
   const shown = typeof value === 'string' ? value : JSON.stringify(value);
-  return { ok: false, error: `Bad value for 'message_retention_days': ${shown}` };
+  return { ok: false, error: ParamErrors.badValue('message_retention_days', shown).message };
 }
 
 /**
@@ -264,7 +266,7 @@ export function topicCharacterError(topic: string): string | undefined {
   let position = 0;
   for (const ch of topic) {
     position++;
-    if (ch === '\0') return `Invalid character in topic, at position ${position}!`;
+    if (ch === '\0') return TopicErrors.invalidCharacter(position).message;
   }
   return undefined;
 }

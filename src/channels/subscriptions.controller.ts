@@ -22,8 +22,9 @@ import {
   UnsubscribeArgs,
   UserTopicArgs,
 } from './dto/subscriptions.dto';
-import { SubscriptionsService, incompatibleParameters } from './subscriptions.service';
+import { SubscriptionsService } from './subscriptions.service';
 import { UserTopicsService } from './user-topics.service';
+import { ParamErrors } from '../common/errors/param.errors';
 
 @Controller('api/v1')
 export class SubscriptionsController {
@@ -80,10 +81,9 @@ export class SubscriptionsController {
 
   @Patch('users/me/subscriptions/muted_topics')
   async mutedTopics(@CurrentUser() auth: AuthContext, @Args(MutedTopicArgs) args: MutedTopicArgs) {
-    if (args.stream_id === undefined && args.stream === undefined)
-      throw Errors.badRequest("Missing 'stream_id' argument");
+    if (args.stream_id === undefined && args.stream === undefined) throw Errors.missingArgumentPlain('stream_id');
     if (args.stream_id !== undefined && args.stream !== undefined)
-      throw incompatibleParameters(['stream_id', 'stream']);
+      throw ParamErrors.incompatibleParameters(['stream_id', 'stream']);
     const topicError = topicCharacterError(args.topic);
     if (topicError) throw Errors.badRequest(topicError);
     const channel = args.stream_id !== undefined ? { id: args.stream_id } : { name: args.stream! };

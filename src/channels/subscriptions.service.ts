@@ -51,6 +51,9 @@ import {
 import { ChannelsRepository, RealmUserRow, SubscriptionColumn } from './channels.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import type { Subscription } from './subscription.entity';
+import { UserErrors } from '../users/user.errors';
+import { ChannelErrors, ChannelFolderErrors, SubscriptionErrors } from './channel.errors';
+import { ParamErrors } from '../common/errors/param.errors';
 
 export interface SubscriptionRequestItem {
   name: string;
@@ -166,7 +169,7 @@ export class SubscriptionsService implements OnModuleInit {
       let folderId: number | null = null;
       if (input.folderId !== undefined) {
         const folder = await this.folders.findByIdInRealm(realm.id, input.folderId);
-        if (!folder) throw Errors.badRequest('Invalid channel folder ID');
+        if (!folder) throw ChannelFolderErrors.invalidId();
         folderId = folder.id;
       }
 
@@ -263,7 +266,7 @@ export class SubscriptionsService implements OnModuleInit {
         (canAccessChannelContent(actor, s, subscribed) ? authorized : unauthorized).push(s);
       }
       if (unauthorized.length > 0 && input.authorizationErrorsFatal) {
-        throw Errors.badRequest(`Unable to access channel (${unauthorized[0].name}).`);
+        throw ChannelErrors.unableToAccess(unauthorized[0].name);
       }
       if (subscribingOthers) {
         const realmWide = holdsGroupSetting(actor, realm.can_add_subscribers_group, false);
@@ -377,7 +380,7 @@ export class SubscriptionsService implements OnModuleInit {
         if (name === 'can_create_topic_group') {
           const history = defaultHistoryPublicToSubscribers(channel.inviteOnly, channel.historyPublicToSubscribers);
           if (!history && id !== system.get('role:everyone')) {
-            throw incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
+            throw ParamErrors.incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
           }
         }
         if (
@@ -418,9 +421,9 @@ export class SubscriptionsService implements OnModuleInit {
       throw Errors.insufficientPermission();
     }
     if (isDefault && !isRealmAdmin(actor)) throw Errors.insufficientPermission();
-    if (spec.inviteOnly && isDefault) throw Errors.badRequest('A default channel cannot be private.');
+    if (spec.inviteOnly && isDefault) throw ChannelErrors.defaultCannotBePrivate();
     if (spec.isWebPublic) {
-      if (!realm.enableSpectatorAccess) throw Errors.badRequest('Web-public channels are not enabled.');
+      if (!realm.enableSpectatorAccess) throw ChannelErrors.webPublicNotEnabled();
       if (!holdsGroupSetting(actor, realm.can_create_web_public_channel_group, false)) {
         throw Errors.insufficientPermission();
       }
@@ -598,8 +601,8 @@ export class SubscriptionsService implements OnModuleInit {
       const rows = new Map((await this.channels.usersByIds(realm.id, ids)).map((u) => [u.id, u]));
       for (const id of ids) {
         const user = rows.get(id);
-        if (!user) throw Errors.badRequest('No such user');
-        if (!user.isActive) throw Errors.badRequest('User is deactivated');
+        if (!user) throw UserErrors.noSuchUser();
+        if (!user.isActive) throw UserErrors.deactivated();
         out.set(user.id, user);
       }
       return [...out.values()];
@@ -623,8 +626,8 @@ export class SubscriptionsService implements OnModuleInit {
       );
       const dummy = dummyIds.get(email);
       if (!user && dummy !== undefined) user = byId.get(dummy);
-      if (!user) throw Errors.badRequest('No such user');
-      if (!user.isActive) throw Errors.badRequest('User is deactivated');
+      if (!user) throw UserErrors.noSuchUser();
+      if (!user.isActive) throw UserErrors.deactivated();
       out.set(user.id, user);
     }
     return [...out.values()];
@@ -678,7 +681,7 @@ export class SubscriptionsService implements OnModuleInit {
         if (!allowed) throw Errors.insufficientPermission();
       }
       const missingNames = stripped.filter((n) => !byLower.has(n.toLowerCase()));
-      if (missingNames.length > 0) throw Errors.badRequest(`Channel(s) (${missingNames.join(', ')}) do not exist`);
+      if (missingNames.length > 0) throw ChannelErrors.namesDoNotExist(missingNames);
       const streams: Stream[] = [];
       for (const n of stripped) {
         const s = byLower.get(n.toLowerCase())!;
@@ -758,7 +761,7 @@ export class SubscriptionsService implements OnModuleInit {
     for (const change of changes) {
       await runInTransaction(this.dataSource, async () => {
         const { stream, sub } = await this.access.accessById(actor, auth.realm.id, change.streamId);
-        if (!sub) throw Errors.badRequest(`Not subscribed to channel ID ${change.streamId}`);
+        if (!sub) throw SubscriptionErrors.notSubscribed(change.streamId);
         let property: Exclude<SubscriptionPropertyName, 'in_home_view'>;
         let value = change.value;
         if (change.property === 'in_home_view') {
@@ -780,9 +783,4 @@ export class SubscriptionsService implements OnModuleInit {
   formatContext(realmId: number, streams: Stream[]): Promise<ChannelFormatContext> {
     return this.access.formatContext(realmId, streams);
   }
-}
-
-export function incompatibleParameters(names: string[]) {
-  const parameters = names.join(', ');
-  return Errors.badRequest(`Unsupported parameter combination: ${parameters}`, { parameters });
 }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { runInTransaction } from '../database/transaction';
 import type { Stream } from './channel.entity';
@@ -12,6 +11,7 @@ import { normalizeTopicPlaceholder } from './channels.policy';
 import { ChannelsRepository } from './channels.repository';
 import { VisibilityPolicy } from './user-topic.entity';
 import { UserTopicsRepository } from './user-topics.repository';
+import { ChannelErrors, TopicErrors } from './channel.errors';
 
 export type ChannelRef = { id: number } | { name: string };
 
@@ -43,7 +43,7 @@ export class UserTopicsService {
           'id' in channel
             ? await this.channels.findByIdInRealm(auth.realm.id, channel.id)
             : await this.channels.findByNameInRealm(auth.realm.id, channel.name);
-        if (!found) throw Errors.badRequest('Topic is not muted');
+        if (!found) throw TopicErrors.notMuted();
         stream = found;
       }
       await this.set(auth, stream, topic, op === 'add' ? VisibilityPolicy.MUTED : VisibilityPolicy.INHERIT);
@@ -56,7 +56,7 @@ export class UserTopicsService {
       let stream: Stream;
       if (policy === VisibilityPolicy.INHERIT) {
         const found = await this.channels.findByIdInRealm(auth.realm.id, streamId);
-        if (!found) throw Errors.badRequest('Invalid channel ID');
+        if (!found) throw ChannelErrors.invalidId();
         stream = found;
       } else {
         const actor = await this.access.actorFor(auth.user);

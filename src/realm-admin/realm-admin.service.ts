@@ -21,6 +21,7 @@ import {
   TimeLimitSetting,
 } from './realm-settings.policy';
 import { ParamErrors } from '../common/errors/param.errors';
+import { ChannelErrors } from '../channels/channel.errors';
 
 type Event = { type: string } & Record<string, unknown>;
 
@@ -153,7 +154,7 @@ export class RealmAdminService {
           const { stream } = await this.channels.accessById(actor, realm.id, channelId, {
             requireContentAccess: false,
           });
-          if (!stream.inviteOnly) throw Errors.badRequest('Moderation request channel must be private.');
+          if (!stream.inviteOnly) throw ChannelErrors.moderationChannelMustBePrivate();
           stored = stream.id;
         }
         await this.realms.updateRealm(realm.id, { moderationRequestChannelId: stored });
