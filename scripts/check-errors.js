@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The error catalog rules (docs/DEVELOPING.md "Errors"):
 // 1. outside the catalog files (src/common/errors/zulip-error.ts, src/common/errors/*.errors.ts,
-//    src/**/*.errors.ts) no `new ZulipError(...)`, and no `badRequest` / `unauthorized` /
-//    `httpError` call whose text contains a literal: texts come from a catalog factory;
+//    src/**/*.errors.ts) no `new ZulipError(...)`, and no call of a free-text builder
+//    (`badRequest`, `unauthorized`, `httpError`, `badNarrow`) whose text contains a literal:
+//    texts come from a catalog factory;
 // 2. no text is written twice in the catalog files;
 // 3. no catalog text is written again as a literal elsewhere in src/ (compare with the factory).
 // Spec files are exempt. Reads the TypeScript syntax tree (no type checking).
@@ -23,8 +24,10 @@ const files = [];
 const rel = (file) => path.relative(path.join(root, '..'), file);
 const isCatalog = (file) =>
   file.endsWith('.errors.ts') || rel(file) === path.join('src', 'common', 'errors', 'zulip-error.ts');
-const MESSAGE_TAKERS = new Set(['badRequest', 'unauthorized', 'httpError']);
+const MESSAGE_TAKERS = new Set(['badRequest', 'unauthorized', 'httpError', 'badNarrow']);
 
+/** Literals that are identifiers, codes, keys or header names rather than sentences. */
+const isToken = (text) => !/[A-Za-z]/.test(text) || /^[\w.:/-]*$/.test(text);
 /** A literal's text with every substitution written `${}`, or undefined for other nodes. */
 function textOf(node) {
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
@@ -33,7 +36,8 @@ function textOf(node) {
   return undefined;
 }
 function containsLiteral(node) {
-  if (textOf(node) !== undefined) return true;
+  const text = textOf(node);
+  if (text !== undefined && !isToken(text)) return true;
   return ts.forEachChild(node, (child) => (containsLiteral(child) ? true : undefined)) ?? false;
 }
 function calleeName(expr) {
@@ -41,8 +45,20 @@ function calleeName(expr) {
   if (ts.isPropertyAccessExpression(expr)) return expr.name.text;
   return undefined;
 }
-/** Literals that are identifiers, codes, keys or header names rather than sentences. */
-const isToken = (text) => !/[A-Za-z]/.test(text) || /^[\w.:/-]*$/.test(text);
+
+/** Where a catalog file writes a text: the message of a factory, a text constant or a returned text. */
+function isTextPosition(node) {
+  const parent = node.parent;
+  if ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.arguments?.[0] === node) {
+    const name = calleeName(parent.expression);
+    return name === 'ZulipError' || MESSAGE_TAKERS.has(name ?? '');
+  }
+  return (
+    (ts.isVariableDeclaration(parent) && parent.initializer === node) ||
+    ts.isReturnStatement(parent) ||
+    (ts.isArrowFunction(parent) && parent.body === node)
+  );
+}
 
 const problems = [];
 const catalogTexts = new Map(); // text → first place
@@ -70,7 +86,9 @@ for (const file of files) {
     const text = textOf(node);
     if (text !== undefined && !isToken(text)) {
       if (catalog) {
-        if (catalogTexts.has(text))
+        if (!isTextPosition(node)) {
+          // an argument of another factory (a parameter name, a detail): not a text of its own
+        } else if (catalogTexts.has(text))
           problems.push(`${where(node)}: error text ${JSON.stringify(text)} also in ${catalogTexts.get(text)}`);
         else catalogTexts.set(text, where(node));
       } else {

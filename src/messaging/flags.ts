@@ -1,3 +1,4 @@
+import { MessageErrors } from './message.errors';
 /**
  * UserMessage flag bits, in Zulip's order (AbstractUserMessage.ALL_FLAGS): bit i is flag i.
  * Pure data and conversions; no database.
@@ -60,8 +61,8 @@ export const ANY_MENTION_MASK =
 export function flagEditError(flag: string): string | null {
   const known = (ALL_FLAGS as readonly string[]).includes(flag) && !NON_API_FLAGS.has(flag as FlagName);
   // group_mentioned is a real Zulip flag that clients may not edit: keep Zulip's wording for it.
-  if (!known && flag !== 'group_mentioned') return `Invalid flag: '${flag}'`;
-  if (NON_EDITABLE_FLAGS.has(flag as FlagName)) return `Flag not editable: '${flag}'`;
+  if (!known && flag !== 'group_mentioned') return MessageErrors.invalidFlag(flag).message;
+  if (NON_EDITABLE_FLAGS.has(flag as FlagName)) return MessageErrors.flagNotEditable(flag).message;
   return null;
 }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors } from '../common/errors/zulip-error';
 import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
 import {
@@ -13,6 +12,7 @@ import {
 } from './message-access.policy';
 import { toMessageRow, type MessageRowRaw, MessagesRepository } from './messages.repository';
 import type { MessageRow } from './message-format';
+import { MessageErrors } from './message.errors';
 
 /** A message the caller may access, with their UserMessage flags (null: no row). */
 export interface AccessedMessage {
@@ -111,13 +111,13 @@ export class MessageAccessService {
     messageId: number,
     opts: { lock?: boolean; isModifying: boolean },
   ): Promise<AccessedMessage> {
-    if (!isDbId(messageId)) throw Errors.badRequest('Invalid message(s)');
+    if (!isDbId(messageId)) throw MessageErrors.invalidMessages();
     const rows = await this.em.query<AccessRowRaw[]>(
       `${accessSelect(true)} WHERE m.id = $1 AND m.realm_id = $3${opts.lock ? ' FOR UPDATE OF m' : ''}`,
       [messageId, auth.user.id, auth.realm.id],
     );
     const accessible = await this.decide(auth, rows.map(toAccessed), opts.isModifying);
-    if (accessible.length === 0) throw Errors.badRequest('Invalid message(s)');
+    if (accessible.length === 0) throw MessageErrors.invalidMessages();
     return accessible[0];
   }
 

@@ -2,7 +2,6 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import type { Realm } from '../realm/realm.entity';
 import { GroupSettingsService } from '../users/group-settings.service';
@@ -13,6 +12,7 @@ import { MessageDeleteRepository } from './message-delete.repository';
 import { MessageEditRepository } from './message-edit.repository';
 import { MessageEditService } from './message-edit.service';
 import { MessagesRepository } from './messages.repository';
+import { MessageErrors } from './message.errors';
 
 /**
  * DELETE /messages/{id} (Zulip's delete_message_backend, validate_can_delete_message,
@@ -46,7 +46,7 @@ export class MessageDeleteService implements OnModuleInit {
       const accessed = await this.access.accessMessage(auth, messageId, { lock: true, isModifying: true });
       await this.validateCanDelete(auth, accessed);
       const rows = await this.repo.messagesForDelete(auth.realm.id, [messageId]);
-      if (rows.length === 0) throw Errors.badRequest('Message already deleted');
+      if (rows.length === 0) throw MessageErrors.alreadyDeleted();
       const recipients = await this.access.eventRecipientIds(accessed);
       await this.deleteRows(auth.realm, rows, recipients);
     });
@@ -65,7 +65,7 @@ export class MessageDeleteService implements OnModuleInit {
       if ((await this.editor.isChannelAdmin(auth, channel)) || (await has(channel.canDeleteAnyMessageGroup, true)))
         return;
     }
-    const refuse = () => Errors.badRequest("You don't have permission to delete this message");
+    const refuse = () => MessageErrors.cannotDelete();
     if (message.senderId !== user.id) {
       const sender = (await this.messages.usersByIdsInRealm(realm.id, [message.senderId]))[0];
       if (!sender || !sender.isBot || sender.botOwnerId !== user.id) throw refuse();
@@ -74,7 +74,7 @@ export class MessageDeleteService implements OnModuleInit {
       if (!channel || !(await has(channel.canDeleteOwnMessageGroup, true))) throw refuse();
     }
     if (pastDeadline(message.dateSent, this.clock.now(), realm.messageContentDeleteLimitSeconds, 0)) {
-      throw Errors.badRequest('The time limit for deleting this message has passed');
+      throw MessageErrors.deleteTimeLimitPassed();
     }
   }
 
@@ -91,7 +91,7 @@ export class MessageDeleteService implements OnModuleInit {
     let notify = recipients;
     if (notify === undefined) notify = await this.repo.usersWithRows(ids);
     const deleted = await this.repo.deleteMessages(ids);
-    if (deleted.length !== ids.length) throw Errors.badRequest('Message already deleted');
+    if (deleted.length !== ids.length) throw MessageErrors.alreadyDeleted();
     const channelIds = [...new Set(rows.map((r) => r.stream_id).filter((x): x is number => x !== null))];
     const firstMessageIdChanges = await this.editRepo.refreshFirstMessageIds(channelIds);
     const first = rows[0];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
@@ -45,6 +45,8 @@ import type { PropagateMode } from './dto/message-edit.dto';
 import { effectiveTopicsPolicy, topicsPolicyError, wildcardNeedsPermission } from './send.policy';
 import type { RenderResult } from './message-render.service';
 import { TopicsPolicy } from '../channels/channel-settings';
+import { ChannelErrors, TopicErrors } from '../channels/channel.errors';
+import { MessageErrors } from './message.errors';
 
 export interface UpdateMessageInput {
   content?: string;
@@ -143,10 +145,10 @@ export class MessageEditService {
 
     // 3. Content permission.
     if (input.content !== undefined) {
-      if (!realm.allowMessageEditing) throw Errors.badRequest('Your organization has turned off message editing');
-      if (message.senderId !== user.id) throw Errors.badRequest("You don't have permission to edit this message");
+      if (!realm.allowMessageEditing) throw MessageErrors.editingDisabled();
+      if (message.senderId !== user.id) throw MessageErrors.cannotEdit();
       if (pastDeadline(message.dateSent, now, realm.messageContentEditLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)) {
-        throw Errors.badRequest('The time limit for editing this message has passed');
+        throw MessageErrors.editTimeLimitPassed();
       }
     }
     // 4. Topic normalization.
@@ -161,32 +163,27 @@ export class MessageEditService {
 
     // 5. Payload.
     if (topicName === undefined && input.content === undefined && streamId === undefined) {
-      throw Errors.badRequest('Nothing to change');
+      throw MessageErrors.nothingToChange();
     }
     if (!message.isChannelMessage) {
-      if (streamId !== undefined) throw Errors.badRequest('Direct messages cannot be moved to channels.');
-      if (topicName !== undefined) throw Errors.badRequest('Direct messages cannot have topics.');
+      if (streamId !== undefined) throw MessageErrors.directMessageToChannel();
+      if (topicName !== undefined) throw MessageErrors.directMessageTopic();
     }
     if (input.propagateMode !== 'change_one' && topicName === undefined && streamId === undefined) {
-      throw Errors.badRequest('Invalid propagate_mode without topic edit');
+      throw MessageErrors.propagateModeWithoutTopicEdit();
     }
     if (topicName !== undefined && isResolvingGeneralChat(topicName)) {
-      throw Errors.badRequest('General chat cannot be marked as resolved');
+      throw MessageErrors.generalChatCannotBeResolved();
     }
     if (topicName !== undefined) {
       const bad = firstNonPrintablePosition(topicName);
-      if (bad !== null) throw Errors.badRequest(`Invalid character in topic, at position ${bad}!`);
+      if (bad !== null) throw TopicErrors.invalidCharacter(bad);
     }
     if (streamId !== undefined && input.content !== undefined) {
-      throw Errors.badRequest('Cannot change message content while changing channel');
+      throw MessageErrors.contentChangeWhileMoving();
     }
     if (input.prevContentSha256 !== undefined && input.prevContentSha256 !== sha256Hex(message.content)) {
-      throw new ZulipError(
-        "'prev_content_sha256' value does not match the expected value.",
-        'EXPECTATION_MISMATCH',
-        400,
-        { field_name: 'prev_content_sha256' },
-      );
+      throw MessageErrors.prevContentMismatch();
     }
 
     // build_message_edit_request.
@@ -203,7 +200,7 @@ export class MessageEditService {
         const groups =
           found && found.inviteOnly && !found.subscribed ? await this.messages.groupIdsOfUser(user.id) : null;
         if (!found || !hasChannelContentAccess(user, found, found.subscribed, groups)) {
-          throw Errors.badRequest('Invalid channel ID');
+          throw ChannelErrors.invalidId();
         }
         target = found;
       }
@@ -224,17 +221,17 @@ export class MessageEditService {
     if (edit?.topic) {
       if (edit.topic.resolved || edit.topic.unresolved) {
         if (!(await this.canResolveTopics(auth, edit.orig, edit.target))) {
-          throw Errors.badRequest("You don't have permission to resolve topics in this channel.");
+          throw MessageErrors.cannotResolveTopics();
         }
       } else {
         if (!(await this.canEditTopic(auth, edit.orig, edit.target))) {
-          throw Errors.badRequest("You don't have permission to edit this message");
+          throw MessageErrors.cannotEdit();
         }
         if (
           !isModerator &&
           pastDeadline(message.dateSent, now, realm.moveMessagesWithinStreamLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)
         ) {
-          throw Errors.badRequest("The time limit for editing this message's topic has passed.");
+          throw MessageErrors.topicEditTimeLimitPassed();
         }
       }
     }
@@ -250,10 +247,7 @@ export class MessageEditService {
       if (message.isChannelMessage && rendered.mentionsStreamWildcard) {
         const subscribers = await this.messages.activeSubscriberIds(message.recipientId);
         if (wildcardNeedsPermission(subscribers.length) && !(await canMentionMany())) {
-          throw new ZulipError(
-            'You do not have permission to use channel wildcard mentions in this channel.',
-            'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
-          );
+          throw MessageErrors.channelWildcardNotAllowed();
         }
       }
       if (message.isChannelMessage && rendered.mentionsTopicWildcard) {
@@ -261,10 +255,7 @@ export class MessageEditService {
           await this.messages.topicParticipantIds(realm.id, message.recipientId, message.subject),
         );
         if (wildcardNeedsPermission(topicParticipants.size) && !(await canMentionMany())) {
-          throw new ZulipError(
-            'You do not have permission to use topic wildcard mentions in this topic.',
-            'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
-          );
+          throw MessageErrors.topicWildcardNotAllowed();
         }
       }
       if (rendered.mentionedGroupIds.length > 0) {
@@ -272,7 +263,7 @@ export class MessageEditService {
         for (const group of groups.filter((g) => rendered.mentionedGroupIds.includes(g.id))) {
           if (group.canMentionGroup === system.get(SystemGroups.EVERYONE)) continue;
           if (!(await this.inGroup(auth, group.canMentionGroup, true))) {
-            throw Errors.badRequest(`You are not allowed to mention user group '${group.name}'.`);
+            throw MessageErrors.cannotMentionGroup(group.name);
           }
         }
         groupMembers = new Set(await this.messages.recursiveMemberIdsOfGroups(rendered.mentionedGroupIds));
@@ -283,14 +274,14 @@ export class MessageEditService {
       // 8. Channel move permissions.
       if (edit.streamEdited) {
         if (!(await this.canMoveOutOfChannel(auth, edit.orig))) {
-          throw Errors.badRequest("You don't have permission to move this message");
+          throw MessageErrors.cannotMove();
         }
         await this.sender.checkChannelSendPermission(auth, edit.target);
         if (
           !isModerator &&
           pastDeadline(message.dateSent, now, realm.moveMessagesBetweenStreamsLimitSeconds, EDIT_LIMIT_BUFFER_SECONDS)
         ) {
-          throw Errors.badRequest("The time limit for editing this message's channel has passed");
+          throw MessageErrors.channelEditTimeLimitPassed();
         }
       }
       const resolveToggle = edit.topic !== null && (edit.topic.resolved || edit.topic.unresolved);
@@ -325,16 +316,7 @@ export class MessageEditService {
       .filter((m) => new Date(m.date_sent).getTime() > oldest)
       .sort((a, b) => new Date(a.date_sent).getTime() - new Date(b.date_sent).getTime() || a.id - b.id);
     if (allowed.length === all.length) return;
-    throw new ZulipError(
-      `You only have permission to move the ${allowed.length}/${all.length} most recent messages in this topic.`,
-      'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
-      400,
-      {
-        first_message_id_allowed_to_move: allowed.length > 0 ? allowed[0].id : null,
-        total_messages_in_topic: all.length,
-        total_messages_allowed_to_move: allowed.length,
-      },
-    );
+    throw MessageErrors.moveTimeLimitExceeded(allowed, all.length);
   }
 
   private async checkCanCreateTopic(auth: AuthContext, channel: ChannelForEdit, topic: string): Promise<void> {
@@ -347,7 +329,7 @@ export class MessageEditService {
     ) {
       return;
     }
-    throw Errors.badRequest('You do not have permission to create new topics in this channel.');
+    throw MessageErrors.cannotCreateTopics();
   }
 
   private async doUpdate(

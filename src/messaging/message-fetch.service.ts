@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { dbIds } from '../database/ids';
 import { RealmService } from '../realm/realm.service';
@@ -22,9 +21,12 @@ import {
 } from './message-fetch.repository';
 import { hasNul, topicForClient } from './message-text';
 import { MessagesRepository } from './messages.repository';
-import { badNarrow, CHANNEL_OPERATORS, CHANNELS_OPERATORS, type NarrowTerm, operandText, parseNarrow } from './narrow';
+import { CHANNEL_OPERATORS, CHANNELS_OPERATORS, type NarrowTerm, operandText, parseNarrow } from './narrow';
 import { directMessageGroupHash } from './send.policy';
 import { renderMarkdown } from './markdown';
+import { ChannelErrors } from '../channels/channel.errors';
+import { ParamErrors } from '../common/errors/param.errors';
+import { MessageErrors, NarrowErrors } from './message.errors';
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor "newest" stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
@@ -45,11 +47,11 @@ export interface GetMessagesInput {
 /** Zulip's parse_anchor_value; null means "first unread". */
 export function parseAnchor(anchor: string | undefined, useFirstUnread: boolean): number | null {
   if (useFirstUnread) return null;
-  if (anchor === undefined) throw Errors.badRequest("Missing 'anchor' argument.");
+  if (anchor === undefined) throw MessageErrors.missingAnchor();
   if (anchor === 'oldest') return 0;
   if (anchor === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
   if (anchor === 'first_unread') return null;
-  if (!/^\s*[-+]?\d+\s*$/.test(anchor)) throw Errors.badRequest('Invalid anchor');
+  if (!/^\s*[-+]?\d+\s*$/.test(anchor)) throw MessageErrors.invalidAnchor();
   const value = Number(anchor.trim());
   if (value < 0) return 0;
   return Math.min(value, LARGER_THAN_MAX_MESSAGE_ID);
@@ -95,17 +97,15 @@ export class MessageFetchService {
         .map(([k]) => k as string);
       if (conflicting.length > 0) {
         const parameters = ['message_ids', ...conflicting];
-        throw new ZulipError(`Unsupported parameter combination: ${parameters.join(', ')}`, 'BAD_REQUEST', 400, {
-          parameters,
-        });
+        throw ParamErrors.incompatibleParameterList(parameters);
       }
     }
     const requested = input.messageIds !== undefined ? input.messageIds.length : numBefore + numAfter;
     if (requested > Limits.MAX_MESSAGES_PER_FETCH) {
-      throw Errors.badRequest(`Too many messages requested (maximum ${Limits.MAX_MESSAGES_PER_FETCH}).`);
+      throw MessageErrors.tooManyRequested(Limits.MAX_MESSAGES_PER_FETCH);
     }
     if (numBefore > 0 && numAfter > 0 && !includeAnchor) {
-      throw Errors.badRequest('The anchor can only be excluded at an end of the range');
+      throw MessageErrors.anchorExcludedInside();
     }
     const opts = this.formatOptions(auth, input);
 
@@ -200,7 +200,7 @@ export class MessageFetchService {
     const mark = (kind: 'channel' | 'dm') => {
       if (kind === 'channel') isChannelNarrow = true;
       else isDmNarrow = true;
-      if (isChannelNarrow && isDmNarrow) throw badNarrow('No message can be both a channel message and direct message');
+      if (isChannelNarrow && isDmNarrow) throw NarrowErrors.channelAndDirectMessage();
     };
     const add = (cond: string, negated: boolean) => conditions.push(negated ? `NOT (${cond})` : `(${cond})`);
     const host = this.realms.realmHost(realm);
@@ -213,11 +213,11 @@ export class MessageFetchService {
       const { operator, operand, negated } = term;
       if (typeof operand === 'string' && hasNul(operand)) {
         // Nothing stored contains NUL: unknown names, or no match (and it must not reach SQL).
-        if (CHANNEL_OPERATORS.includes(operator)) throw badNarrow(`unknown channel ${operand}`);
+        if (CHANNEL_OPERATORS.includes(operator)) throw NarrowErrors.unknownChannel(operand);
         if (['sender', 'dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
-          throw badNarrow(`unknown user ${operand}`);
+          throw NarrowErrors.unknownUser(operand);
         }
-        if (['dm', 'pm-with', 'pm_with'].includes(operator)) throw badNarrow(`unknown user in ${operand}`);
+        if (['dm', 'pm-with', 'pm_with'].includes(operator)) throw NarrowErrors.unknownUserIn(operand);
         if (operator === 'topic' || operator === 'search') {
           if (operator === 'topic') mark('channel');
           add('false', negated);
@@ -231,7 +231,7 @@ export class MessageFetchService {
           user.id,
           operand as string | number,
         );
-        if (!channel) throw badNarrow(`unknown channel ${operandText(operand)}`);
+        if (!channel) throw NarrowErrors.unknownChannel(operandText(operand));
         add(`m.recipient_id = ${params.add(channel.recipientId)}`, negated);
         if (!negated) {
           if (contentAccessNeedsGroups(user, channel, channel.subscribed) && groups === null) {
@@ -243,7 +243,7 @@ export class MessageFetchService {
       } else if (CHANNELS_OPERATORS.includes(operator)) {
         mark('channel');
         if (operand !== 'public' && operand !== 'web-public')
-          throw badNarrow(`unknown channels operand ${operandText(operand)}`);
+          throw NarrowErrors.unknownChannelsOperand(operandText(operand));
         const ids = await this.fetch.publicChannelRecipientIds(realm.id, operand === 'web-public');
         add(`m.recipient_id = ANY(${params.add(ids)}::int[])`, negated);
         if (!negated && !isGuest(user)) includeHistory = true;
@@ -252,12 +252,12 @@ export class MessageFetchService {
         add(`m.is_channel_message AND upper(m.subject) = upper(${params.add(operand)}::text)`, negated);
       } else if (operator === 'sender') {
         const sender = await findUser(operand as string | number);
-        if (!sender) throw badNarrow(`unknown user ${operandText(operand)}`);
+        if (!sender) throw NarrowErrors.unknownUser(operandText(operand));
         add(`m.sender_id = ${params.add(sender.id)}`, negated);
       } else if (operator === 'near') {
         // Only meaningful to clients.
       } else if (operator === 'id') {
-        if (!/^\d+$/.test(String(operand))) throw badNarrow('Invalid message ID');
+        if (!/^\d+$/.test(String(operand))) throw NarrowErrors.invalidMessageId();
         add(`m.id = ${params.add(String(operand))}::bigint`, negated);
       } else if (operator === 'search') {
         const text = operand as string;
@@ -283,7 +283,7 @@ export class MessageFetchService {
                 (f.emailAddressVisibility === 1 ? f.deliveryEmail : `user${f.id}@${host}`).toLowerCase() ===
                 email.toLowerCase(),
             );
-            if (!u) throw badNarrow(`unknown user in ${operandText(operand)}`);
+            if (!u) throw NarrowErrors.unknownUserIn(operandText(operand));
             users.push(u);
           }
         } else {
@@ -291,18 +291,18 @@ export class MessageFetchService {
           const found = await this.messages.usersByIdsInRealm(realm.id, ids);
           for (const id of ids) {
             const u = found.find((f) => f.id === id);
-            if (!u) throw badNarrow(`unknown user in ${operandText(operand)}`);
+            if (!u) throw NarrowErrors.unknownUserIn(operandText(operand));
             users.push(u);
           }
         }
-        if (users.length === 0) throw badNarrow(`unknown user in ${operandText(operand)}`);
+        if (users.length === 0) throw NarrowErrors.unknownUserIn(operandText(operand));
         const participants = [...new Set([user.id, ...users.map((u) => u.id)])];
         const recipientId = await this.messages.existingDirectMessageRecipient(directMessageGroupHash(participants));
         add(recipientId === null ? 'false' : `m.recipient_id = ${params.add(recipientId)}`, negated);
       } else if (['dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
         mark('dm');
         const other = await findUser(operand as string | number);
-        if (!other) throw badNarrow(`unknown user ${operandText(operand)}`);
+        if (!other) throw NarrowErrors.unknownUser(operandText(operand));
         const groupsOnly = operator !== 'dm-including';
         if (other.id === user.id && !groupsOnly) {
           add('NOT m.is_channel_message', negated);
@@ -341,18 +341,18 @@ export class MessageFetchService {
             );
             break;
           default:
-            throw badNarrow(`unknown 'is' operand ${operandText(operand)}`);
+            throw NarrowErrors.unknownIsOperand(operandText(operand));
         }
       } else if (operator === 'in') {
         if (operand === 'home') excludeMuted = true;
-        else if (operand !== 'all') throw badNarrow(`unknown 'in' operand ${operandText(operand)}`);
+        else if (operand !== 'all') throw NarrowErrors.unknownInOperand(operandText(operand));
       } else if (operator === 'has') {
         if (operand === 'reaction') add('EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)', negated);
         else if (operand === 'attachment' || operand === 'image' || operand === 'link')
           add(`m.has_${operand}`, negated);
-        else throw badNarrow(`unknown 'has' operand ${operandText(operand)}`);
+        else throw NarrowErrors.unknownHasOperand(operandText(operand));
       } else {
-        throw badNarrow(`unknown operator ${operator}`);
+        throw NarrowErrors.unknownOperator(operator);
       }
     }
     // Properties of UserMessage rows exist only for messages the user received.
@@ -441,12 +441,11 @@ export class MessageFetchService {
   ): Promise<Array<{ name: string; max_id: number }>> {
     const { user, realm } = auth;
     const channel = dbIds([streamId]).length ? await this.fetch.channelByOperand(realm.id, user.id, streamId) : null;
-    if (!channel) throw Errors.badRequest('Invalid channel ID');
+    if (!channel) throw ChannelErrors.invalidId();
     const groups = contentAccessNeedsGroups(user, channel, channel.subscribed)
       ? await this.messages.groupIdsOfUser(user.id)
       : null;
-    if (!hasChannelContentAccess(user, channel, channel.subscribed, groups))
-      throw Errors.badRequest('Invalid channel ID');
+    if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
     const rows = await this.fetch.topicHistory(
       realm.id,
       channel.recipientId,

@@ -12,6 +12,8 @@ import { MessageFetchRepository } from './message-fetch.repository';
 import { MessageFlagsRepository } from './message-flags.repository';
 import { hasNul, topicForClient } from './message-text';
 import { MessagesRepository } from './messages.repository';
+import { ChannelErrors, TopicErrors } from '../channels/channel.errors';
+import { MessageErrors } from './message.errors';
 
 /**
  * POST /messages/flags and the mark-as-read endpoints (Zulip's actions/message_flags.py).
@@ -37,7 +39,7 @@ export class MessageFlagsService {
   ): Promise<{ messages: number[]; ignored_because_not_subscribed_channels?: number[] }> {
     const flagError = flagEditError(flag);
     if (flagError) throw Errors.badRequest(flagError);
-    if (op !== 'add' && op !== 'remove') throw Errors.badRequest(`Invalid message flag operation: '${op}'`);
+    if (op !== 'add' && op !== 'remove') throw MessageErrors.invalidFlagOperation(op);
     const isAdding = op === 'add';
     const bit = Flag[flag as FlagName];
     const target = isAdding ? bit : 0;
@@ -72,7 +74,7 @@ export class MessageFlagsService {
         else if (a) historical.push(id);
         // Without an accessible message there is nothing to change, unless the change would
         // need a historical row: then the request is invalid (as for a missing message).
-        else throw Errors.badRequest('Invalid message(s)');
+        else throw MessageErrors.invalidMessages();
       }
       const historicalFlags = isAdding ? DEFAULT_HISTORICAL_FLAGS | bit : DEFAULT_HISTORICAL_FLAGS & ~bit;
       const changed = [
@@ -164,15 +166,14 @@ export class MessageFlagsService {
     const { user, realm } = auth;
     await runInTransaction(this.dataSource, async () => {
       const channel = await this.fetch.channelByOperand(realm.id, user.id, streamId);
-      if (!channel) throw Errors.badRequest('Invalid channel ID');
+      if (!channel) throw ChannelErrors.invalidId();
       const groups =
         !channel.subscribed && channel.inviteOnly && !isGuest(user)
           ? await this.messages.groupIdsOfUser(user.id)
           : null;
-      if (!hasChannelContentAccess(user, channel, channel.subscribed, groups))
-        throw Errors.badRequest('Invalid channel ID');
+      if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
       if (topic && (hasNul(topic) || !(await this.flags.userHasMessageInTopic(user.id, channel.recipientId, topic)))) {
-        throw Errors.badRequest(`No such topic '${topic}'`);
+        throw TopicErrors.noSuchTopic(topic);
       }
       const changed = await this.flags.markAllRead(
         user.id,

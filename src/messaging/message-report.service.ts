@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { runInTransaction } from '../database/transaction';
 import { RealmService } from '../realm/realm.service';
@@ -16,6 +15,7 @@ import { MessageSendService } from './message-send.service';
 import { CONTENT_TRUNCATION_SUFFIX, pyStrip, truncateContent } from './message-text';
 import { MessagesRepository } from './messages.repository';
 import { REPORT_TYPES } from './dto/message-edit.dto';
+import { MessageErrors } from './message.errors';
 
 /** Realm.REPORT_MESSAGE_REASONS. */
 export const REPORT_REASONS: Record<(typeof REPORT_TYPES)[number], string> = {
@@ -109,20 +109,20 @@ export class MessageReportService {
 
   async reportMessage(auth: AuthContext, messageId: number, reportType: string, description: string): Promise<void> {
     if (!(REPORT_TYPES as readonly string[]).includes(reportType)) {
-      throw Errors.badRequest('Invalid report_type: Value error, Not in the list of possible values');
+      throw MessageErrors.invalidReportType();
     }
     const type = reportType as (typeof REPORT_TYPES)[number];
-    if (type === 'other' && pyStrip(description) === '') throw Errors.badRequest('An explanation is required.');
+    if (type === 'other' && pyStrip(description) === '') throw MessageErrors.explanationRequired();
     const { user, realm } = auth;
     if (realm.moderationRequestChannelId === null) {
-      throw Errors.badRequest('Message reporting is not enabled in this organization.');
+      throw MessageErrors.reportingDisabled();
     }
     await runInTransaction(this.dataSource, async () => {
       const accessed = await this.access.accessMessage(auth, messageId, { isModifying: false });
       const message = accessed.message;
       const channel = await this.editRepo.channelForEdit(realm.id, user.id, realm.moderationRequestChannelId!);
       const bot = await this.messages.systemBot(NOTIFICATION_BOT_EMAIL);
-      if (!channel || !bot) throw Errors.badRequest('Message reporting is not enabled in this organization.');
+      if (!channel || !bot) throw MessageErrors.reportingDisabled();
       const people = await this.messages.usersForDisplay([message.senderId, ...(message.dmUserIds ?? [])]);
       const byId = new Map(people.map((p) => [p.id, { id: p.id, fullName: p.fullName }]));
       const senderPerson = byId.get(message.senderId) ?? { id: message.senderId, fullName: '' };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { isDbId } from '../database/ids';
 import { EventsService } from '../events/events.service';
@@ -44,6 +44,9 @@ import {
   visibilityPolicyAfterSend,
   wildcardNeedsPermission,
 } from './send.policy';
+import { UserErrors } from '../users/user.errors';
+import { ChannelErrors } from '../channels/channel.errors';
+import { MessageErrors } from './message.errors';
 
 export interface SendMessageInput {
   type: 'direct' | 'private' | 'stream' | 'channel';
@@ -129,7 +132,7 @@ export class MessageSendService {
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
     if (input.queueId !== undefined && input.localId === undefined) {
       // DECISIONS #6: local echo needs both.
-      throw Errors.badRequest("Missing 'local_id' argument");
+      throw Errors.missingArgumentPlain('local_id');
     }
     return runInTransaction(this.dataSource, async () => {
       const addressee = await this.buildAddressee(auth, input);
@@ -144,15 +147,15 @@ export class MessageSendService {
     const isChannel = input.type === 'stream' || input.type === 'channel';
     if (isChannel) {
       const indicator = input.to === undefined ? undefined : extractStreamIndicator(input.to);
-      if (indicator === undefined) throw Errors.badRequest('Missing channel');
-      if (input.topic === undefined) throw Errors.badRequest('Missing topic');
+      if (indicator === undefined) throw MessageErrors.missingChannel();
+      if (input.topic === undefined) throw MessageErrors.missingTopic();
       const topic = normalizeTopicForSend(input.topic);
       return typeof indicator === 'number'
         ? { kind: 'channel', byName: null, byId: indicator, topic }
         : { kind: 'channel', byName: indicator, byId: null, topic };
     }
     const to = input.to === undefined ? [] : extractPrivateRecipients(input.to);
-    if (to.length === 0) throw Errors.badRequest('Message must have recipients');
+    if (to.length === 0) throw MessageErrors.noRecipients();
     const { realm } = auth;
     if (typeof to[0] === 'string') {
       const emails = to as string[];
@@ -170,7 +173,7 @@ export class MessageSendService {
       const recipients: UserBrief[] = [];
       for (const email of emails) {
         const user = byEmail.get(email.toLowerCase());
-        if (!user) throw Errors.badRequest(`Invalid email '${email}'`);
+        if (!user) throw MessageErrors.invalidEmail(email);
         recipients.push(user);
       }
       return { kind: 'direct', recipients };
@@ -180,7 +183,7 @@ export class MessageSendService {
     const recipients: UserBrief[] = [];
     for (const id of ids) {
       const user = found.get(id);
-      if (!user) throw Errors.badRequest(`Invalid user ID ${id}`);
+      if (!user) throw UserErrors.invalidRecipientId(id);
       recipients.push(user);
     }
     return { kind: 'direct', recipients };
@@ -198,14 +201,14 @@ export class MessageSendService {
       const channel = await this.messages.channelForSendByName(realm.id, user.id, name, topic);
       if (!channel) {
         const escaped = htmlEscape(name);
-        throw new ZulipError(`Channel '${escaped}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: escaped });
+        throw ChannelErrors.doesNotExist(escaped);
       }
       return channel;
     }
     const id = addressee.byId!;
     const channel = isDbId(id) ? await this.messages.channelForSendById(realm.id, user.id, id, topic) : null;
     if (!channel) {
-      throw new ZulipError(`Channel with ID '${id}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: id });
+      throw ChannelErrors.idDoesNotExist(id);
     }
     return channel;
   }
@@ -223,10 +226,9 @@ export class MessageSendService {
         user.isBot && user.botOwnerId !== null
           ? (await this.messages.usersByIdsInRealm(realm.id, [user.botOwnerId]))[0]
           : undefined;
-      if (!owner || !(await canSend(owner)))
-        throw Errors.badRequest('You do not have permission to post in this channel.');
+      if (!owner || !(await canSend(owner))) throw MessageErrors.cannotPostInChannel();
     }
-    const notAuthorized = () => Errors.badRequest(`Not authorized to send to channel '${channel.name}'`);
+    const notAuthorized = () => MessageErrors.notAuthorizedForChannel(channel.name);
     if (channel.deactivated) throw notAuthorized();
     if (channel.isWebPublic) return;
     if (!(channel.inviteOnly || isGuest(user))) return;
@@ -248,7 +250,7 @@ export class MessageSendService {
     const { user, realm } = auth;
     const system = await this.groupSettings.systemGroupIds(realm.id);
     if (channel.canCreateTopicGroup === system.get(SystemGroups.EVERYONE) || channel.topicExists) return;
-    const refuse = () => Errors.badRequest('You do not have permission to create new topics in this channel.');
+    const refuse = () => MessageErrors.cannotCreateTopics();
     if (channel.canCreateTopicGroup === system.get(SystemGroups.NOBODY)) throw refuse();
     if (await this.groupSettings.hasPermission(realm.id, user, channel.canCreateTopicGroup, true)) return;
     if (user.isBot && user.botOwnerId !== null) {
@@ -277,10 +279,7 @@ export class MessageSendService {
       this.groupSettings.hasPermission(realm.id, user, realm.can_mention_many_users_group, true);
     if (rendered.mentionsStreamWildcard && wildcardNeedsPermission(channel.subscriberIds.length)) {
       if (!(await canMentionMany())) {
-        throw new ZulipError(
-          'You do not have permission to use channel wildcard mentions in this channel.',
-          'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
-        );
+        throw MessageErrors.channelWildcardNotAllowed();
       }
     }
     let topicParticipants = new Set<number>();
@@ -288,10 +287,7 @@ export class MessageSendService {
       topicParticipants = new Set(await this.messages.topicParticipantIds(realm.id, channel.recipientId, topic));
       topicParticipants.add(user.id);
       if (wildcardNeedsPermission(topicParticipants.size) && !(await canMentionMany())) {
-        throw new ZulipError(
-          'You do not have permission to use topic wildcard mentions in this topic.',
-          'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
-        );
+        throw MessageErrors.topicWildcardNotAllowed();
       }
     }
     const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
@@ -416,7 +412,7 @@ export class MessageSendService {
     for (const group of groups.filter((g) => mentionedGroupIds.includes(g.id))) {
       if (group.canMentionGroup === system.get(SystemGroups.EVERYONE)) continue;
       if (!(await this.groupSettings.hasPermission(realm.id, user, group.canMentionGroup, true))) {
-        throw Errors.badRequest(`You are not allowed to mention user group '${group.name}'.`);
+        throw MessageErrors.cannotMentionGroup(group.name);
       }
     }
     return new Set(await this.messages.recursiveMemberIdsOfGroups(mentionedGroupIds));
@@ -439,7 +435,7 @@ export class MessageSendService {
       if (!r.isActive && !r.isMirrorDummy) {
         const host = this.realms.realmHost(realm);
         const email = r.emailAddressVisibility === 1 ? r.deliveryEmail : `user${r.id}@${host}`;
-        throw Errors.badRequest(`'${email}' is no longer using Zulip.`);
+        throw MessageErrors.recipientDeactivated(email);
       }
     }
     const participants = new Map<number, UserBrief>(recipients.map((r) => [r.id, r]));
@@ -625,7 +621,7 @@ export class MessageSendService {
     const others = recipients.map((r) => r.id).filter((id) => id !== user.id);
     const visible = await this.messages.usersSharingConversations(user.id, others);
     if (others.some((id) => !visible.has(id))) {
-      throw Errors.badRequest('You do not have permission to access some of the recipients.');
+      throw MessageErrors.cannotAccessSomeRecipients();
     }
   }
 
@@ -645,11 +641,9 @@ export class MessageSendService {
         }
       }
       if (!anyone) {
-        throw Errors.badRequest(
-          permissionGroup === system.get(SystemGroups.NOBODY)
-            ? 'Direct messages are disabled in this organization.'
-            : 'This conversation does not include any users who can authorize it.',
-        );
+        throw permissionGroup === system.get(SystemGroups.NOBODY)
+          ? MessageErrors.directMessagesDisabled()
+          : MessageErrors.noAuthorizingRecipient();
       }
     }
     const initiatorGroup = realm.direct_message_initiator_group;
@@ -657,7 +651,7 @@ export class MessageSendService {
     if (await this.groupSettings.hasPermission(realm.id, user, initiatorGroup, true)) return;
     const recipientId = await this.messages.existingDirectMessageRecipient(hash);
     if (recipientId === null || !(await this.messages.conversationHasMessages(realm.id, recipientId))) {
-      throw Errors.badRequest('You do not have permission to initiate direct message conversations.');
+      throw MessageErrors.cannotInitiateDirectMessages();
     }
   }
 

@@ -1,5 +1,6 @@
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
+import { TopicErrors } from '../channels/channel.errors';
+import { MessageErrors } from './message.errors';
 
 /**
  * Content and topic rules of sending (zerver/lib/message.py normalize_body / truncate_topic,
@@ -56,8 +57,8 @@ export const TOPIC_TRUNCATION_SUFFIX = '...';
  */
 export function normalizeContent(raw: string): string {
   const body = raw.replace(TRAILING_SPACE, '').replace(/^\n+/, '');
-  if (body.length === 0) throw Errors.badRequest('Message must not be empty');
-  if (body.includes('\u0000')) throw Errors.badRequest('Message must not contain null bytes');
+  if (body.length === 0) throw MessageErrors.empty();
+  if (body.includes('\u0000')) throw MessageErrors.nullBytes();
   return truncateContent(body, Limits.MAX_MESSAGE_LENGTH, CONTENT_TRUNCATION_SUFFIX);
 }
 
@@ -90,7 +91,7 @@ export function firstNonPrintablePosition(text: string): number | null {
 export function normalizeTopicForSend(topic: string): string {
   const name = mapTopicPlaceholder(pyStrip(topic));
   const bad = firstNonPrintablePosition(name);
-  if (bad !== null) throw Errors.badRequest(`Invalid character in topic, at position ${bad}!`);
+  if (bad !== null) throw TopicErrors.invalidCharacter(bad);
   return name;
 }
 

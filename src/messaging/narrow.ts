@@ -1,5 +1,6 @@
-import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { mapTopicPlaceholder } from './message-text';
+import { ParamErrors } from '../common/errors/param.errors';
+import { NarrowErrors } from './message.errors';
 
 /** One narrow term (Zulip's NarrowParameter after validation). */
 export interface NarrowTerm {
@@ -13,10 +14,7 @@ export const CHANNELS_OPERATORS = ['channels', 'streams'];
 const OPERATORS_SUPPORTING_ID = [...CHANNEL_OPERATORS, 'id', 'sender', 'group-pm-with', 'dm-including'];
 const OPERATORS_SUPPORTING_IDS = ['pm-with', 'dm'];
 
-/** Zulip's BadNarrowOperatorError. */
-export function badNarrow(desc: string): ZulipError {
-  return new ZulipError(`Invalid narrow operator: ${desc}`, 'BAD_NARROW', 400, { desc });
-}
+export { badNarrow } from './message.errors';
 
 function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);
@@ -29,45 +27,44 @@ function isInt(v: unknown): v is number {
  * `(no topic)` and `general chat` mean the empty topic (DECISIONS #9).
  */
 export function parseNarrow(raw: unknown): NarrowTerm[] {
-  if (!Array.isArray(raw)) throw Errors.badRequest('narrow is not a list');
+  if (!Array.isArray(raw)) throw ParamErrors.notAList('narrow');
   return raw.map((elem: unknown, i) => {
     let operator: unknown;
     let operand: unknown;
     let negated: unknown = false;
     if (Array.isArray(elem)) {
       if (elem.length !== 2 || elem.some((x) => typeof x !== 'string')) {
-        throw Errors.badRequest(`Invalid narrow[${i}]: Value error, element is not a string pair`);
+        throw NarrowErrors.notAStringPair(i);
       }
       [operator, operand] = elem as string[];
     } else if (elem !== null && typeof elem === 'object') {
       const obj = elem as Record<string, unknown>;
       if (obj.operand === undefined || obj.operand === null) {
-        throw Errors.badRequest(`Invalid narrow[${i}]: Value error, operand is missing`);
+        throw NarrowErrors.operandMissing(i);
       }
       if (obj.operator === undefined || obj.operator === null) {
-        throw Errors.badRequest(`Invalid narrow[${i}]: Value error, operator is missing`);
+        throw NarrowErrors.operatorMissing(i);
       }
       operator = obj.operator;
       operand = obj.operand;
       if (obj.negated !== undefined && obj.negated !== null) negated = obj.negated;
     } else {
-      throw Errors.badRequest(`Invalid narrow[${i}]: Value error, dict or list required`);
+      throw NarrowErrors.dictOrListRequired(i);
     }
-    if (typeof operator !== 'string') throw Errors.badRequest('operator is not a string');
+    if (typeof operator !== 'string') throw ParamErrors.notAString('operator');
     if (OPERATORS_SUPPORTING_ID.includes(operator)) {
-      if (typeof operand !== 'string' && !isInt(operand))
-        throw Errors.badRequest('operand is not a string or an integer');
+      if (typeof operand !== 'string' && !isInt(operand)) throw NarrowErrors.operandNotStringOrInteger();
     } else if (OPERATORS_SUPPORTING_IDS.includes(operator)) {
       if (typeof operand !== 'string' && !(Array.isArray(operand) && operand.every(isInt))) {
-        throw Errors.badRequest('operand is not a string or integer list');
+        throw NarrowErrors.operandNotStringOrIntegerList();
       }
     } else if (operator === 'search') {
-      if (typeof operand !== 'string') throw Errors.badRequest('operand is not a string');
-      if (operand.trim() === '') throw Errors.badRequest('operand cannot be blank');
+      if (typeof operand !== 'string') throw ParamErrors.notAString('operand');
+      if (operand.trim() === '') throw ParamErrors.cannotBeBlank('operand');
     } else if (typeof operand !== 'string') {
-      throw Errors.badRequest('operand is not a string');
+      throw ParamErrors.notAString('operand');
     }
-    if (typeof negated !== 'boolean') throw Errors.badRequest('negated is not a boolean');
+    if (typeof negated !== 'boolean') throw ParamErrors.notABoolean('negated');
     let value = operand;
     if (operator === 'topic' && typeof value === 'string') value = mapTopicPlaceholder(value);
     return { operator, operand: value, negated };

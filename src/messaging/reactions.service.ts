@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
@@ -14,6 +14,8 @@ import { MessageFlagsRepository } from './message-flags.repository';
 import { hasNul } from './message-text';
 import { userBriefOf } from './message-send.service';
 import { ReactionsRepository } from './reactions.repository';
+import { EmojiErrors } from '../markdown/emoji/emoji.errors';
+import { ReactionErrors } from './message.errors';
 
 /** `zulip_extra_emoji` is accepted as the old name of `service_extra_emoji` (DECISIONS #4). */
 export function normalizeReactionType(type: string): string {
@@ -50,15 +52,17 @@ export class ReactionsService {
       let type = reactionType === undefined ? undefined : normalizeReactionType(reactionType);
       if (code === undefined || type === undefined) {
         const resolved = resolveEmojiName(emojiName, []);
-        if (!resolved) throw Errors.badRequest(`Emoji '${emojiName}' does not exist`);
+        if (!resolved) throw EmojiErrors.doesNotExist(emojiName);
         code = resolved.code;
         type = resolved.reactionType;
       }
       if (hasNul(code) || hasNul(type)) {
-        throw Errors.badRequest(checkEmojiReaction({ name: emojiName, code: '', type }, []) ?? 'Invalid emoji code.');
+        throw Errors.badRequest(
+          checkEmojiReaction({ name: emojiName, code: '', type }, []) ?? EmojiErrors.invalidCode().message,
+        );
       }
       const existing = await this.reactions.findByEmoji(messageId, code, type);
-      if (existing.some((r) => r.userId === user.id)) throw alreadyExists();
+      if (existing.some((r) => r.userId === user.id)) throw ReactionErrors.alreadyExists();
       let name = emojiName;
       if (existing.length > 0) {
         // A vote for an existing reaction keeps that reaction's name.
@@ -71,7 +75,7 @@ export class ReactionsService {
         // Reacting adds the message to the user's history, so they hear about later changes.
         await this.flags.insertHistorical(user.id, [messageId], DEFAULT_HISTORICAL_FLAGS);
       }
-      if (!(await this.reactions.insert(user.id, messageId, name, code, type))) throw alreadyExists();
+      if (!(await this.reactions.insert(user.id, messageId, name, code, type))) throw ReactionErrors.alreadyExists();
       await this.notify(auth, accessed, 'add', name, code, type);
     });
   }
@@ -89,16 +93,16 @@ export class ReactionsService {
       let code = emojiCode;
       if (code === undefined) {
         if (emojiName === undefined) {
-          throw Errors.badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+          throw ReactionErrors.nameOrCodeRequired();
         }
         const resolved = resolveEmojiName(emojiName, []);
-        if (!resolved) throw Errors.badRequest(`Emoji '${emojiName}' does not exist`);
+        if (!resolved) throw EmojiErrors.doesNotExist(emojiName);
         code = resolved.code;
       }
       const type = normalizeReactionType(reactionType);
       const removedName =
         hasNul(code) || hasNul(type) ? null : await this.reactions.delete(user.id, messageId, code, type);
-      if (removedName === null) throw new ZulipError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
+      if (removedName === null) throw ReactionErrors.doesNotExist();
       await this.notify(auth, accessed, 'remove', removedName, code, type);
     });
   }
@@ -129,8 +133,4 @@ export class ReactionsService {
       recipients,
     );
   }
-}
-
-function alreadyExists(): ZulipError {
-  return new ZulipError('Reaction already exists.', 'REACTION_ALREADY_EXISTS');
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import secureJsonParse from 'secure-json-parse';
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { VisibilityPolicy } from '../channels/user-topic.entity';
 import { TopicsPolicy } from '../channels/channel-settings';
 import { Flag } from './flags';
 import { codePointLength, firstNonPrintablePosition, pyStrip } from './message-text';
+import { ChannelErrors } from '../channels/channel.errors';
+import { MessageErrors } from './message.errors';
 
 /**
  * Pure rules of sending a message (zerver/actions/message_send.py, zerver/lib/message.py,
@@ -32,12 +33,12 @@ export function extractStreamIndicator(raw: string): string | number {
   if (!parsed.ok) return raw;
   let data = parsed.value;
   if (Array.isArray(data)) {
-    if (data.length !== 1) throw Errors.badRequest('Expected exactly one channel');
+    if (data.length !== 1) throw MessageErrors.expectedOneChannel();
     data = data[0];
   }
   if (typeof data === 'string') return data;
   if (typeof data === 'number' && Number.isInteger(data)) return data;
-  throw Errors.badRequest('Invalid data type for channel');
+  throw MessageErrors.invalidChannelDataType();
 }
 
 /**
@@ -49,9 +50,9 @@ export function extractPrivateRecipients(raw: string): string[] | number[] {
   const parsed = parseJson(raw);
   let data: unknown = parsed.ok ? parsed.value : raw;
   if (typeof data === 'string') data = data.split(',');
-  if (!Array.isArray(data)) throw Errors.badRequest('Invalid data type for recipients');
+  if (!Array.isArray(data)) throw MessageErrors.invalidRecipientsDataType();
   if (data.length === 0) return [];
-  const mixed = () => Errors.badRequest('Recipient lists may contain emails or user IDs, but not both.');
+  const mixed = () => MessageErrors.mixedRecipients();
   if (typeof data[0] === 'string') {
     const emails: string[] = [];
     for (const item of data) {
@@ -61,8 +62,7 @@ export function extractPrivateRecipients(raw: string): string[] | number[] {
     }
     return emails;
   }
-  if (typeof data[0] !== 'number' || !Number.isInteger(data[0]))
-    throw Errors.badRequest('Invalid data type for recipients');
+  if (typeof data[0] !== 'number' || !Number.isInteger(data[0])) throw MessageErrors.invalidRecipientsDataType();
   const ids: number[] = [];
   for (const item of data) {
     if (typeof item !== 'number' || !Number.isInteger(item)) throw mixed();
@@ -73,12 +73,12 @@ export function extractPrivateRecipients(raw: string): string[] | number[] {
 
 /** Zulip's check_stream_name, applied to the (stripped) name of the channel a message goes to. */
 export function checkChannelName(name: string): void {
-  if (pyStrip(name) === '') throw Errors.badRequest("Channel name can't be empty.");
+  if (pyStrip(name) === '') throw ChannelErrors.nameEmpty();
   if (codePointLength(name) > Limits.MAX_STREAM_NAME_LENGTH) {
-    throw Errors.badRequest(`Channel name too long (limit: ${Limits.MAX_STREAM_NAME_LENGTH} characters).`);
+    throw ChannelErrors.nameTooLong(Limits.MAX_STREAM_NAME_LENGTH);
   }
   const bad = firstNonPrintablePosition(name);
-  if (bad !== null) throw Errors.badRequest(`Invalid character in channel name, at position ${bad}.`);
+  if (bad !== null) throw ChannelErrors.invalidNameCharacter(bad);
 }
 
 /** Django's escape(): what Zulip puts in "Channel '…' does not exist". */
@@ -101,10 +101,10 @@ export function effectiveTopicsPolicy(channelPolicy: number, realmPolicy: string
 export function topicsPolicyError(policy: number, topic: string): string | null {
   const display = Limits.EMPTY_TOPIC_DISPLAY_NAME;
   if (policy === TopicsPolicy.disable_empty_topic && topic === '') {
-    return `Sending messages to the ${display} is not allowed in this channel.`;
+    return MessageErrors.emptyTopicNotAllowed(display).message;
   }
   if (policy === TopicsPolicy.empty_topic_only && topic !== '') {
-    return `Only the ${display} topic is allowed in this channel.`;
+    return MessageErrors.onlyEmptyTopicAllowed(display).message;
   }
   return null;
 }

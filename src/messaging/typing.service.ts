@@ -13,6 +13,9 @@ import { MessageFetchRepository } from './message-fetch.repository';
 import { normalizeTopicForSend, topicForClient, truncateTopic } from './message-text';
 import { MessagesRepository } from './messages.repository';
 import { MessageSendService, userBriefOf } from './message-send.service';
+import { UserErrors } from '../users/user.errors';
+import { ChannelErrors } from '../channels/channel.errors';
+import { MessageErrors, TypingErrors } from './message.errors';
 
 /** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS. */
 export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
@@ -50,19 +53,18 @@ export class TypingService {
     const host = this.realms.realmHost(realm);
     const sender = { user_id: user.id, email: apiEmailOf(userBriefOf(user), host) };
     if (input.type === 'stream' || input.type === 'channel') {
-      if (input.streamId === undefined) throw Errors.badRequest("Missing 'stream_id' argument");
-      if (input.topic === undefined) throw Errors.badRequest('Missing topic');
+      if (input.streamId === undefined) throw Errors.missingArgumentPlain('stream_id');
+      if (input.topic === undefined) throw MessageErrors.missingTopic();
       if (!user.settings.send_stream_typing_notifications) {
-        throw Errors.badRequest('User has disabled typing notifications for channel messages');
+        throw TypingErrors.disabledForChannels();
       }
       const channel = dbIds([input.streamId]).length
         ? await this.fetch.channelByOperand(realm.id, user.id, input.streamId)
         : null;
-      if (!channel || channel.deactivated) throw Errors.badRequest('Invalid channel ID');
+      if (!channel || channel.deactivated) throw ChannelErrors.invalidId();
       const needsGroups = !channel.subscribed && !isGuest(user) && channel.inviteOnly;
       const groups = needsGroups ? await this.messages.groupIdsOfUser(user.id) : null;
-      if (!hasChannelContentAccess(user, channel, channel.subscribed, groups))
-        throw Errors.badRequest('Invalid channel ID');
+      if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
       await this.sender.checkChannelSendPermission(auth, channel);
       const topic = truncateTopic(normalizeTopicForSend(input.topic));
       const subscribers = await this.typingAudience(channel.recipientId);
@@ -74,17 +76,17 @@ export class TypingService {
       }));
       return;
     }
-    if (input.to === undefined) throw Errors.badRequest("Missing 'to' argument");
-    if (input.to.length === 0) throw Errors.badRequest("Empty 'to' list");
+    if (input.to === undefined) throw Errors.missingArgumentPlain('to');
+    if (input.to.length === 0) throw TypingErrors.emptyTo();
     if (!user.settings.send_private_typing_notifications) {
-      throw Errors.badRequest('User has disabled typing notifications for direct messages');
+      throw TypingErrors.disabledForDirectMessages();
     }
     const ids = [...input.to];
     if (!ids.includes(user.id)) ids.push(user.id);
     const found = new Map((await this.messages.usersByIdsInRealm(realm.id, ids)).map((u) => [u.id, u]));
     const recipients = ids.map((id) => {
       const u = found.get(id);
-      if (!u) throw Errors.badRequest(`Invalid user ID ${id}`);
+      if (!u) throw UserErrors.invalidRecipientId(id);
       return u;
     });
     const wanting = await this.receivesTyping(recipients.filter((u) => u.isActive).map((u) => u.id));

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig, pushNotificationsConfigured } from '../common/config/config';
-import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
 import { ChannelQueriesService } from '../channels/channel-queries.service';
@@ -32,6 +31,7 @@ import {
   STOP_WORDS,
   UPGRADE_TEXT_STANDARD,
 } from './register-constants';
+import { NarrowErrors } from '../messaging/message.errors';
 
 /** Operators an event queue's narrow may use (zerver/lib/narrow_predicate.py check_narrow_for_events). */
 const EVENT_NARROW_OPERATORS = ['channel', 'stream', 'topic', 'sender', 'is'];
@@ -45,10 +45,10 @@ function parseNarrow(raw: unknown[]): Array<[string, string]> {
       const { operator, operand } = item;
       if (typeof operator === 'string' && typeof operand === 'string') return [operator, operand];
     }
-    throw Errors.badRequest(`narrow[${i}] is not a valid narrow element`);
+    throw NarrowErrors.invalidEventNarrowElement(i);
   });
   for (const [operator] of terms) {
-    if (!EVENT_NARROW_OPERATORS.includes(operator)) throw Errors.badRequest(`Operator ${operator} not supported.`);
+    if (!EVENT_NARROW_OPERATORS.includes(operator)) throw NarrowErrors.operatorNotSupported(operator);
   }
   return terms;
 }
