@@ -17,8 +17,8 @@ export class EventsController {
     @Args(GetEventsArgs) args: GetEventsArgs,
     @Res({ passthrough: true }) res: Response,
   ) {
-    if (args.queue_id === undefined) throw Errors.badRequest("Missing 'queue_id' argument");
-    if (args.last_event_id === undefined) throw Errors.badRequest("Missing 'last_event_id' argument");
+    if (args.queue_id === undefined) throw Errors.missingArgumentPlain('queue_id');
+    if (args.last_event_id === undefined) throw Errors.missingArgumentPlain('last_event_id');
     const events = await this.events.getEvents(auth.user.id, args.queue_id, args.last_event_id, args.dont_block, (cb) =>
       // 'close' on the response fires when the client goes away before we answer.
       res.on('close', cb),

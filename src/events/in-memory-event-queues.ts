@@ -1,8 +1,8 @@
-import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { EventQueue, QueuedEvent, QueueOptions } from './event-queue';
 import type { EventCustomizer, EventQueueBackend, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueRegistry } from './event-queue.registry';
+import { EventQueueErrors } from './event.errors';
 
 /** Event queues in this process (the default when REDIS_URL is not set). */
 export class InMemoryEventQueues implements EventQueueBackend {
@@ -30,10 +30,9 @@ export class InMemoryEventQueues implements EventQueueBackend {
 
   private queueFor(userId: number, queueId: string): EventQueue {
     const queue = this.registry.get(queueId);
-    if (!queue)
-      throw new ZulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+    if (!queue) throw EventQueueErrors.badQueueId(queueId);
     if (queue.options.userId !== userId) {
-      throw Errors.badRequest('You are not authorized to get events from this queue');
+      throw EventQueueErrors.notYourQueue();
     }
     return queue;
   }
@@ -48,11 +47,11 @@ export class InMemoryEventQueues implements EventQueueBackend {
   ): Promise<QueuedEvent[]> {
     const queue = this.queueFor(userId, queueId);
     if (queue.newestPrunedId !== null && lastEventId < queue.newestPrunedId) {
-      throw Errors.badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+      throw EventQueueErrors.alreadyPruned(lastEventId);
     }
     queue.prune(lastEventId);
     if (queue.newestPrunedId !== null && lastEventId !== queue.newestPrunedId) {
-      throw Errors.badRequest(`Event ${lastEventId} was not in this queue`);
+      throw EventQueueErrors.notInQueue(lastEventId);
     }
     queue.lastActivity = Date.now();
     const pending = queue.pending();

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { MAX_QUEUE_EVENTS, QueuedEvent, QueueOptions } from './event-queue';
 import type { EventCustomizer, EventQueueBackend, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
+import { EventQueueErrors } from './event.errors';
 
 /**
  * Event queues in Redis, shared by every instance:
@@ -59,10 +59,6 @@ interface Waiter {
   lastEventId: number;
   resolve: (events: QueuedEvent[]) => void;
   timer: NodeJS.Timeout;
-}
-
-function badQueue(queueId: string): ZulipError {
-  return new ZulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
 }
 
 function toEvents(entries: StreamEntry[]): QueuedEvent[] {
@@ -181,13 +177,13 @@ export class RedisEventQueues implements EventQueueBackend {
     const [status, entries] = await ack.call(this.redis, this.q(queueId), this.e(queueId), lastEventId, String(userId));
     switch (status) {
       case 'bad':
-        throw badQueue(queueId);
+        throw EventQueueErrors.badQueueId(queueId);
       case 'forbidden':
-        throw Errors.badRequest('You are not authorized to get events from this queue');
+        throw EventQueueErrors.notYourQueue();
       case 'too_old':
-        throw Errors.badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+        throw EventQueueErrors.alreadyPruned(lastEventId);
       case 'not_in_queue':
-        throw Errors.badRequest(`Event ${lastEventId} was not in this queue`);
+        throw EventQueueErrors.notInQueue(lastEventId);
     }
     const events = toEvents(entries ?? []);
     if (events.length > 0 || dontBlock) {
@@ -232,8 +228,8 @@ export class RedisEventQueues implements EventQueueBackend {
 
   async deleteQueue(userId: number, queueId: string): Promise<void> {
     const owner = await this.redis.hget(this.q(queueId), 'user');
-    if (owner === null) throw badQueue(queueId);
-    if (owner !== String(userId)) throw Errors.badRequest('You are not authorized to get events from this queue');
+    if (owner === null) throw EventQueueErrors.badQueueId(queueId);
+    if (owner !== String(userId)) throw EventQueueErrors.notYourQueue();
     await this.remove(queueId, userId);
   }
 

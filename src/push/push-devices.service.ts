@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../common/errors/zulip-error';
 import type { UserProfile } from '../users/user.entity';
 import { DeviceKind } from './push-device.entity';
 import { PushDevicesRepository } from './push-devices.repository';
+import { PushErrors } from './push.errors';
 
 export const MAX_TOKEN_LENGTH = 4096;
 
 /** Zulip's validate_token: length for every kind; APNs tokens must be hex bytes. */
 export function validateToken(token: string, kind: number): void {
-  if (token === '' || token.length > MAX_TOKEN_LENGTH) throw Errors.badRequest('Empty or invalid length token');
+  if (token === '' || token.length > MAX_TOKEN_LENGTH) throw PushErrors.invalidTokenLength();
   if (kind === DeviceKind.APNS && !/^(?:[0-9a-fA-F]{2})+$/.test(token)) {
-    throw Errors.badRequest('Invalid APNS token');
+    throw PushErrors.invalidApnsToken();
   }
   // PostgreSQL text cannot hold NUL; no real FCM token contains one.
-  if (token.includes('\u0000')) throw Errors.badRequest('Invalid FCM token');
+  if (token.includes('\u0000')) throw PushErrors.invalidFcmToken();
 }
 
 /** Device tokens for push notifications (zerver/views/push_notifications.py). */
@@ -28,6 +28,6 @@ export class PushDevicesService {
 
   async removeToken(user: UserProfile, kind: number, token: string): Promise<void> {
     validateToken(token, kind);
-    if (!(await this.devices.remove(user.id, kind, token))) throw Errors.badRequest('Token does not exist');
+    if (!(await this.devices.remove(user.id, kind, token))) throw PushErrors.tokenDoesNotExist();
   }
 }

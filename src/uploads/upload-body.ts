@@ -6,6 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { AppConfig } from '../common/config/config';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { UploadErrors } from './upload.errors';
 
 /** The one route that accepts files in a multipart body. */
 export function isFileUploadRequest(req: Request): boolean {
@@ -24,10 +25,6 @@ export interface ReceivedFile {
 export function receivedFiles(req: Request): ReceivedFile[] {
   const files = (req as Request & { files?: unknown }).files;
   return Array.isArray(files) ? files : [];
-}
-
-export function tooLargeMessage(mib: number): string {
-  return `File is larger than this server's configured maximum upload size (${mib} MiB).`;
 }
 
 /**
@@ -67,8 +64,8 @@ export function fileUploadBodyParser(config: AppConfig, fields: number): Request
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
       const code = (err as { code?: string }).code;
-      if (code === 'LIMIT_FILE_COUNT') return next(Errors.badRequest('You may only upload one file at a time'));
-      if (code === 'LIMIT_FILE_SIZE') return next(Errors.badRequest(tooLargeMessage(config.maxFileUploadSizeMib)));
+      if (code === 'LIMIT_FILE_COUNT') return next(UploadErrors.oneFileOnly());
+      if (code === 'LIMIT_FILE_SIZE') return next(UploadErrors.fileTooLarge(config.maxFileUploadSizeMib));
       if (code === 'LIMIT_FIELD_VALUE') return next(Errors.payloadTooLarge());
       if (err instanceof ZulipError) return next(err);
       next(Errors.malformedMultipartBody());

@@ -4,7 +4,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
-import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
@@ -12,9 +11,9 @@ import { MessageAccessService } from '../messaging/message-access.service';
 import { MessageLifecycleHooks } from '../messaging/message-lifecycle.hooks';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
 import type { ReceivedFile } from './upload-body';
-import { tooLargeMessage } from './upload-body';
 import { uploadContentType } from './upload-names';
 import { UploadStore } from './upload-store';
+import { UploadErrors } from './upload.errors';
 
 /** Temporary (unauthenticated) file URLs live this long, as Zulip's. */
 const TEMPORARY_URL_SECONDS = 60;
@@ -48,11 +47,11 @@ export class UploadsService implements OnModuleInit {
   /** upload_file_backend: one file, within the size limit; returns {uri, url, filename}. */
   async upload(auth: AuthContext, files: ReceivedFile[]) {
     const present = files.filter((f) => f.originalname !== '');
-    if (present.length === 0) throw Errors.badRequest('You must specify a file to upload');
-    if (present.length !== 1) throw Errors.badRequest('You may only upload one file at a time');
+    if (present.length === 0) throw UploadErrors.noFile();
+    if (present.length !== 1) throw UploadErrors.oneFileOnly();
     const file = present[0];
     const mib = this.config.maxFileUploadSizeMib;
-    if (file.size > mib * 1024 * 1024) throw Errors.badRequest(tooLargeMessage(mib));
+    if (file.size > mib * 1024 * 1024) throw UploadErrors.fileTooLarge(mib);
     const fileName = file.originalname;
     const pathId = this.store.newPathId(auth.realm.id, fileName);
     const contentType = uploadContentType(file.mimetype, fileName);
@@ -117,16 +116,16 @@ export class UploadsService implements OnModuleInit {
   /** The attachment a temporary token names, or Zulip's `Invalid token` / `Invalid filename`. */
   async fromTemporaryToken(token: string, fileName: string): Promise<AttachmentRow | null> {
     const [body, mac] = token.split('.', 2);
-    if (!body || !mac || !/^[A-Za-z0-9_-]+$/.test(body)) throw Errors.badRequest('Invalid token');
+    if (!body || !mac || !/^[A-Za-z0-9_-]+$/.test(body)) throw UploadErrors.invalidToken();
     const payload = Buffer.from(body, 'base64url').toString('utf8');
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(mac);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw Errors.badRequest('Invalid token');
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw UploadErrors.invalidToken();
     const [pathId, expires] = payload.split('\n');
     if (!pathId || !/^\d+$/.test(expires ?? '') || Number(expires) < Date.now() / 1000) {
-      throw Errors.badRequest('Invalid token');
+      throw UploadErrors.invalidToken();
     }
-    if (pathId.split('/').pop() !== fileName) throw Errors.badRequest('Invalid filename');
+    if (pathId.split('/').pop() !== fileName) throw UploadErrors.invalidFilename();
     return this.repo.byPathId(pathId);
   }
 
@@ -146,13 +145,13 @@ export class UploadsService implements OnModuleInit {
   async remove(auth: AuthContext, id: number): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
       const attachment = id <= 2147483647 ? await this.repo.ownedForUpdate(auth.user.id, id) : null;
-      if (!attachment) throw Errors.badRequest('Invalid attachment');
+      if (!attachment) throw UploadErrors.invalidAttachment();
       await this.repo.delete(attachment.id);
       try {
         await this.store.remove(attachment.pathId);
       } catch (err) {
         this.logger.error(`deleting ${attachment.pathId}: ${err instanceof Error ? err.message : String(err)}`);
-        throw Errors.badRequest('An error occurred while deleting the attachment. Please try again later.');
+        throw UploadErrors.deleteFailed();
       }
       const used = await this.repo.realmUsage(auth.realm.id);
       this.events.sendOnCommit(
