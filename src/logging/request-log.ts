@@ -33,7 +33,7 @@ export function requestLogging(logger: Pino, observe: RequestObserver, draining:
       const route = (req.route as { path?: string } | undefined)?.path ?? null;
       const status = res.statusCode;
       observe(req.method, route, status, ms / 1000);
-      const level = status >= 500 ? 'error' : route !== null && QUIET_ROUTES.has(route) ? 'debug' : 'info';
+      const level = route !== null && QUIET_ROUTES.has(route) ? 'debug' : status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const auth = (req as Request & { user?: AuthContext }).user;
       logger[level](
