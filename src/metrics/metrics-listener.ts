@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { bearerMatches } from './metrics.controller';
 import { MetricsRegistry } from './metrics.registry';
@@ -8,9 +8,11 @@ import { MetricsRegistry } from './metrics.registry';
 /**
  * With METRICS_PORT set, GET /metrics is served by a plain HTTP listener of its own (host
  * METRICS_HOST), so the public port never exposes it; METRICS_TOKEN, if set, is required there too.
+ * main.ts starts it next to the public listener (the admin CLI, which builds the same modules,
+ * does not).
  */
 @Injectable()
-export class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MetricsListener implements OnApplicationShutdown {
   private server: Server | undefined;
   private readonly logger = new Logger('Metrics');
 
@@ -19,7 +21,7 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  async start(): Promise<void> {
     const { metricsPort, metricsHost, metricsToken } = this.config.ops;
     if (metricsPort === undefined) return;
     const server = createServer((req, res) => {
@@ -41,7 +43,7 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
       server.listen(metricsPort, metricsHost, () => resolve());
     });
     this.server = server;
-    this.logger.log(`metrics on http://${metricsHost}:${this.port()}/metrics`);
+    this.logger.debug(`metrics on http://${metricsHost}:${this.port()}/metrics`);
   }
 
   /** The port actually bound (METRICS_PORT=0 picks a free one). */

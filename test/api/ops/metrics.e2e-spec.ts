@@ -138,7 +138,9 @@ describe('GET /metrics access', () => {
   it('moves to its own listener with METRICS_PORT', async () => {
     const t = await start({ METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' });
     expect((await t.http().get('/metrics')).status).toBe(404);
-    const port = t.app.get(MetricsListener).port();
+    const listener = t.app.get(MetricsListener);
+    await listener.start();
+    const port = listener.port();
     expect(port).toBeGreaterThan(0);
     const res = await request(`http://127.0.0.1:${port}`).get('/metrics');
     expect(res.status).toBe(200);
