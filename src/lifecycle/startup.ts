@@ -36,7 +36,7 @@ export function explainDatabaseError(err: unknown, url: string, setting = 'DATAB
   })();
   const user = decodeURIComponent(u?.username ?? '') || 'postgres';
   const database = decodeURIComponent(u?.pathname.slice(1) ?? '') || user;
-  switch (code) {
+  switch (code ?? '') {
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -62,6 +62,8 @@ export function explainDatabaseError(err: unknown, url: string, setting = 'DATAB
       return new StartupError(
         `PostgreSQL user "${user}" lacks a permission this server needs at ${where} (${e.message ?? 'permission denied'}). Grant it, or use the database's owner in ${setting}.`,
       );
+    default:
+      break;
   }
   if (/timeout/i.test(e.message ?? '')) {
     return new StartupError(
