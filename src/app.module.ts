@@ -16,6 +16,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
@@ -43,6 +44,7 @@ export class AppModule {
         RegisterModule,
         HealthModule,
         MetricsModule,
+        OpenApiModule,
         PushModule,
       ],
       providers: [
