@@ -316,7 +316,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (scheme !== 'http' && scheme !== 'https') throw new ConfigError('EXTERNAL_SCHEME', `must be http or https`);
   const logLevel = (env.LOG_LEVEL?.trim() || 'log').replace(/^info$/, 'log');
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of error, warn, info (or log), debug`);
+    throw new ConfigError('LOG_LEVEL', `must be one of error, warn, log, debug`);
   }
   const defaultRealm = env.DEFAULT_REALM === undefined ? 'zulip' : env.DEFAULT_REALM.trim();
   let rateLimit: RateLimitRule[];
