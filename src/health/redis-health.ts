@@ -19,14 +19,17 @@ export class RedisHealthIndicator implements OnApplicationShutdown {
 
   private connection(): Redis {
     // No offline queue: while Redis is away a PING fails at once instead of waiting.
-    this.client ??= new Redis(this.config.redisUrl!, {
-      lazyConnect: false,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
-    });
-    this.client.on('error', () => undefined);
+    if (!this.client) {
+      this.client = new Redis(this.config.redisUrl!, {
+        lazyConnect: false,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 2000,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
+      });
+      // Connection errors are what readiness reports; ioredis reconnects by itself.
+      this.client.on('error', () => undefined);
+    }
     return this.client;
   }
 
