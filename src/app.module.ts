@@ -15,6 +15,8 @@ import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { dataSourceOptions } from './database/data-source-options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
@@ -41,6 +43,8 @@ export class AppModule {
         RealmAdminModule,
         RegisterModule,
         HealthModule,
+        MetricsModule,
+        OpenApiModule,
         PushModule,
       ],
       providers: [

@@ -1,24 +1,20 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { INestApplication, LogLevel, RequestMethod } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import express, { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
+import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './common/config/config';
 import { Errors } from './common/errors/zulip-error';
-import { setRequestId, ZulipRequest } from './common/http/request-params';
 import { captureRoutes } from './common/http/routes';
+import { ShutdownState } from './health/shutdown-state';
+import { AppLogger, createRootLogger } from './logging/logger';
+import { requestLogging } from './logging/request-log';
+import { MetricsRegistry } from './metrics/metrics.registry';
 import { fileUploadBodyParser, isFileUploadRequest } from './uploads/upload-body';
-
-const LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  log: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
 
 /** Most form fields and list items a request may carry. */
 const MAX_FIELDS = 1000;
@@ -30,10 +26,6 @@ const MAX_FIELDS = 1000;
  */
 function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   const limit = config.maxBodyBytes;
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    setRequestId(req as ZulipRequest, randomBytes(6).toString('hex'));
-    next();
-  });
   app.use(express.urlencoded({ extended: false, limit, parameterLimit: MAX_FIELDS }));
   const form = multer({ limits: { fieldSize: limit, fields: MAX_FIELDS, files: 0, fileSize: 0 } }).none();
   const fileUpload = fileUploadBodyParser(config, MAX_FIELDS);
@@ -82,17 +74,33 @@ function defaultStatus200(app: INestApplication): void {
   }
 }
 
-export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+/** `logger`: the root pino logger to write to (main.ts shares its own; tests capture lines). */
+export async function createApp(
+  config: AppConfig,
+  databaseUrl: string,
+  options: { logger?: Pino } = {},
+): Promise<INestApplication> {
+  const root = options.logger ?? createRootLogger(config);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
     bodyParser: false,
-    logger: LOG_LEVELS[config.logLevel],
+    logger: new AppLogger(root),
   });
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('etag', false);
+  // ops (issue 16): request id, access line and request metrics, first of all middleware.
+  const metrics = app.get(MetricsRegistry);
+  const shutdown = app.get(ShutdownState);
+  app.use(
+    requestLogging(
+      root,
+      (m, r, s, t) => metrics.observeRequest(m, r, s, t),
+      () => shutdown.draining,
+    ),
+  );
   installBodyParsing(app, config);
   defaultStatus200(app);
-  app.enableShutdownHooks();
+  // Signals are handled by main.ts (lifecycle/shutdown.ts), which drains before closing the app.
   await app.init();
   captureRoutes(app.getHttpAdapter().getInstance() as Parameters<typeof captureRoutes>[0]);
   return app;

@@ -12,7 +12,9 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsTableName: 'typeorm_migrations',
     synchronize: false,
     migrationsRun: false,
-    logging: ['error'],
+    // Off: a failed query's text and parameters (message content) must not reach the logs; errors
+    // that matter are thrown and logged where they are handled.
+    logging: false,
     extra: { max: poolSize, application_name: 'zulip-ts-server' },
   };
 }

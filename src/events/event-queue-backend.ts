@@ -40,4 +40,17 @@ export interface EventQueueBackend {
   /** Has `userId` a queue that was polled within `withinMs` (or is being polled now)? */
   hasActiveClient(userId: number, withinMs: number): Promise<boolean>;
   close(): Promise<void>;
+  /** Shutdown: answers every poll parked in this process now, with no events. */
+  releasePolls(): void;
+  /** For metrics. */
+  stats(): Promise<EventQueueStats>;
+}
+
+export interface EventQueueStats {
+  /** Event queues (every instance's, with Redis). */
+  queues: number;
+  /** Long-polls parked in this process. */
+  parkedPolls: number;
+  /** Events this process has added to queues since it started. */
+  delivered: number;
 }

@@ -56,6 +56,11 @@ export class EventQueueRegistry {
     return removed;
   }
 
+  /** Queues with a long-poll parked on them. */
+  parked(): EventQueue[] {
+    return [...this.queues.values()].filter((q) => q.connected);
+  }
+
   closeAll(): void {
     for (const id of [...this.queues.keys()]) this.delete(id);
   }

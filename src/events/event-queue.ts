@@ -123,6 +123,11 @@ export class EventQueue {
     w.resolve(events);
   }
 
+  /** Answers a parked long-poll now, with no events (shutdown). */
+  release(): void {
+    this.finishWaiter([]);
+  }
+
   close(): void {
     this.finishWaiter([]);
     this.events = [];

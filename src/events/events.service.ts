@@ -20,6 +20,8 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Events');
   /** Deliveries to a shared backend are chained so that events keep their order. */
   private chain: Promise<void> = Promise.resolve();
+  /** Set at shutdown: polls are answered at once instead of parking. */
+  private draining = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.backend = config.redisUrl
@@ -88,7 +90,14 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     dontBlock: boolean,
     onClose: (cb: () => void) => void,
   ): Promise<QueuedEvent[]> {
-    return this.backend.getEvents(userId, queueId, lastEventId, dontBlock, this.heartbeatMs(), onClose);
+    const noWait = dontBlock || this.draining;
+    return this.backend.getEvents(userId, queueId, lastEventId, noWait, this.heartbeatMs(), onClose);
+  }
+
+  /** Shutdown: answers the parked long-polls now (clients poll again elsewhere) and parks no more. */
+  drain(): void {
+    this.draining = true;
+    this.backend.releasePolls();
   }
 
   deleteQueue(userId: number, queueId: string): Promise<void> {

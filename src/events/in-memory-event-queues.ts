@@ -1,5 +1,5 @@
 import { EventQueue, QueuedEvent, QueueOptions } from './event-queue';
-import type { EventCustomizer, EventQueueBackend, ZulipEvent } from './event-queue-backend';
+import type { EventCustomizer, EventQueueBackend, EventQueueStats, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueRegistry } from './event-queue.registry';
 import { EventQueueErrors } from './event.errors';
@@ -7,6 +7,7 @@ import { EventQueueErrors } from './event.errors';
 /** Event queues in this process (the default when REDIS_URL is not set). */
 export class InMemoryEventQueues implements EventQueueBackend {
   readonly registry = new EventQueueRegistry();
+  private delivered = 0;
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
     const queue = this.registry.allocate(options);
@@ -23,7 +24,10 @@ export class InMemoryEventQueues implements EventQueueBackend {
       for (const queue of this.registry.queuesOfUser(userId)) {
         if (queue.options.realmId !== realmId || !queue.wants(event.type)) continue;
         const queued = customize ? customize(queue, userId) : event;
-        if (queueAcceptsEvent(queue.options, queued)) queue.push(queued);
+        if (queueAcceptsEvent(queue.options, queued)) {
+          queue.push(queued);
+          this.delivered++;
+        }
       }
     }
   }
@@ -78,5 +82,13 @@ export class InMemoryEventQueues implements EventQueueBackend {
 
   async close(): Promise<void> {
     this.registry.closeAll();
+  }
+
+  releasePolls(): void {
+    for (const queue of this.registry.parked()) queue.release();
+  }
+
+  async stats(): Promise<EventQueueStats> {
+    return { queues: this.registry.size, parkedPolls: this.registry.parked().length, delivered: this.delivered };
   }
 }

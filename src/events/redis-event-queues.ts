@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { MAX_QUEUE_EVENTS, QueuedEvent, QueueOptions } from './event-queue';
-import type { EventCustomizer, EventQueueBackend, QueueInfo, ZulipEvent } from './event-queue-backend';
+import type { EventCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueErrors } from './event.errors';
 
@@ -78,6 +78,7 @@ export class RedisEventQueues implements EventQueueBackend {
   private readonly logger = new Logger('RedisEventQueues');
   private readonly wakeChannel: string;
   private ready: Promise<void>;
+  private delivered = 0;
 
   constructor(
     url: string,
@@ -162,6 +163,7 @@ export class RedisEventQueues implements EventQueueBackend {
       }
     }
     await Promise.all(pushes);
+    this.delivered += pushes.length;
   }
 
   async getEvents(
@@ -259,6 +261,14 @@ export class RedisEventQueues implements EventQueueBackend {
     const scores = await this.redis.zmscore(this.idle(), ...queueIds);
     const since = Date.now() - withinMs;
     return scores.some((s) => s !== null && (s === 'inf' || Number(s) >= since));
+  }
+
+  releasePolls(): void {
+    for (const queueId of [...this.waiters.keys()]) this.finish(queueId, []);
+  }
+
+  async stats(): Promise<EventQueueStats> {
+    return { queues: await this.redis.zcard(this.idle()), parkedPolls: this.waiters.size, delivered: this.delivered };
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { MessagePushHandler } from './message-push.handler';
 import { PushRecipientsRepository } from './push-recipients.repository';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { PushController } from './push.controller';
+import { PushMetrics } from './push.metrics';
 import { PushDevicesRepository } from './push-devices.repository';
 import { PushDevicesService } from './push-devices.service';
 import { PushNotificationsService } from './push-notifications.service';
@@ -21,6 +22,7 @@ import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
     PushDevicesService,
     { provide: PUSH_PROVIDERS, useFactory: (config: AppConfig) => createPushProviders(config), inject: [APP_CONFIG] },
     PushNotificationsService,
+    PushMetrics,
   ],
   controllers: [PushController],
   exports: [PushDevicesService, PushNotificationsService],

@@ -111,6 +111,6 @@ export async function seedDemoRealm(app: INestApplicationContext): Promise<boole
   });
   await seedDemoProfileFields(app, realm.id);
   await seedDemoChannels(app, realm.id);
-  logger.log(`seeded demo realm 'zulip' with ${DEMO_USERS.length} users and ${DEMO_BOTS.length} bots`);
+  logger.debug(`seeded demo realm 'zulip' with ${DEMO_USERS.length} users and ${DEMO_BOTS.length} bots`);
   return true;
 }

@@ -15,13 +15,16 @@ const compilerOptions = {
 
 module.exports = {
   getCacheKey(source, filename) {
-    return createHash('sha256').update('esm-to-cjs-v2').update(filename).update(source).digest('hex');
+    return createHash('sha256').update('esm-to-cjs-v3').update(filename).update(source).digest('hex');
   },
   process(source, filename) {
     const patched = source
       // `const require = createRequire(import.meta.url)`: CommonJS already has `require`.
       .replace(/^\s*(?:const|let|var)\s+require\s*=\s*[\w.]*createRequire\(\s*import\.meta\.url\s*\);?\s*$/gm, '')
-      .replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href");
+      .replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href")
+      // @nestjs/terminus checks its optional peers with `import.meta.resolve`.
+      .replace(/\bimport\.meta\.resolve\(/g, 'require.resolve(')
+      .replace(/\bimport\.meta\.dirname\b/g, '__dirname');
     const out = ts.transpileModule(patched, { compilerOptions, fileName: filename });
     return { code: out.outputText };
   },

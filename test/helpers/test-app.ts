@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/bootstrap';
@@ -26,8 +27,13 @@ export interface TestApp {
 /**
  * The whole Nest app over real HTTP on a fresh database cloned from the seeded template.
  * `env` overrides configuration variables (e.g. SERVER_MODE, EVENTS_HEARTBEAT_MS).
+ * `options.logger` receives the app's log lines; `options.databaseUrl` rewrites the cloned
+ * database's URL (e.g. to go through a proxy).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { logger?: (config: AppConfig) => Pino; databaseUrl?: (url: string) => string } = {},
+): Promise<TestApp> {
   const db = await cloneTemplateDatabase();
   const config = loadConfig({
     SERVER_MODE: 'development',
@@ -38,7 +44,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT: 'off',
     ...env,
   });
-  const app = await createApp(config, db.url);
+  const app = await createApp(config, options.databaseUrl?.(db.url) ?? db.url, { logger: options.logger?.(config) });
   const server = app.getHttpServer();
   const users = app.get(UsersService);
   const realms = app.get(RealmService);

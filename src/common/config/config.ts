@@ -45,6 +45,42 @@ export interface AppConfig {
   rateLimit: RateLimitRule[];
   /** Mobile push: the providers configured (none = push off) and the delivery queue's limits. */
   push: PushConfig;
+  /** Logs, metrics and shutdown (issue 16). */
+  ops: OpsConfig;
+}
+
+// ---- operations: logs, metrics, shutdown -------------------------------------------------------
+
+export interface OpsConfig {
+  /** `json` (one JSON object per line) or `pretty` (coloured text for a terminal). */
+  logFormat: 'json' | 'pretty';
+  /** GET /metrics on a separate listener (not the public port); undefined = on the public port. */
+  metricsPort: number | undefined;
+  metricsHost: string;
+  /** Bearer token required by GET /metrics; undefined = none (then the public port serves metrics in development only). */
+  metricsToken: string | undefined;
+  /** SIGTERM: readiness fails at once, new requests keep being served this long, then the drain starts. */
+  shutdownDelayMs: number;
+  /** SIGTERM: everything (delay, drain, background work) must end within this; then the process exits anyway. */
+  shutdownGraceMs: number;
+}
+
+function parseOps(env: Env, mode: ServerMode, host: string): OpsConfig {
+  const logFormat = env.LOG_FORMAT?.trim() || (mode === 'production' ? 'json' : 'pretty');
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty`);
+  const metricsPort = env.METRICS_PORT?.trim() ? intVar(env, 'METRICS_PORT', 0, 0, 65535) : undefined;
+  const metricsToken = env.METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long');
+  }
+  return {
+    logFormat,
+    metricsPort,
+    metricsHost: env.METRICS_HOST?.trim() || host,
+    metricsToken,
+    shutdownDelayMs: intVar(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+    shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 15_000, 100, 3_600_000),
+  };
 }
 
 /** APNs with a token-based (.p8) key. */
@@ -278,7 +314,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const scheme = env.EXTERNAL_SCHEME?.trim() || (mode === 'production' ? 'https' : 'http');
   if (scheme !== 'http' && scheme !== 'https') throw new ConfigError('EXTERNAL_SCHEME', `must be http or https`);
-  const logLevel = env.LOG_LEVEL?.trim() || 'log';
+  const logLevel = (env.LOG_LEVEL?.trim() || 'log').replace(/^info$/, 'log');
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of error, warn, log, debug`);
   }
@@ -289,9 +325,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   } catch (err) {
     throw new ConfigError('RATE_LIMIT', `must be 'off' or rules like '200/60,2000/3600': ${(err as Error).message}`);
   }
+  const host = env.HOST?.trim() || '127.0.0.1';
   return {
     mode,
-    host: env.HOST?.trim() || '127.0.0.1',
+    host,
     port,
     databaseUrl: urlVar(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: urlVar(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -314,6 +351,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runMigrations: boolVar(env, 'RUN_MIGRATIONS', true),
     rateLimit,
     push: parsePush(env),
+    ops: parseOps(env, mode, host),
   };
 }
 

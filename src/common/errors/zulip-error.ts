@@ -161,5 +161,4 @@ export const Errors = {
   // Failures
   concurrentChange: () => badRequest('The request conflicts with a concurrent change; please retry.'),
   internal: () => new ZulipError('Internal server error', 'INTERNAL_SERVER_ERROR', 500),
-  databaseUnreachable: () => new ZulipError('Database unreachable', 'INTERNAL_SERVER_ERROR', 503),
 };

@@ -407,10 +407,10 @@ describe('protocol layer', () => {
   });
 
   describe('GET /health', () => {
-    it('answers 200 without credentials, outside /api/v1', async () => {
+    it('answers 200 without credentials, outside /api/v1 (liveness; readiness is /health/ready)', async () => {
       const res = await t.http().get('/health');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ result: 'success', msg: '', database: 'ok' });
+      expect(res.body).toEqual({ status: 'ok' });
     });
 
     it('is not under /api/v1', async () => {

@@ -1,0 +1,280 @@
+#!/usr/bin/env node
+// Generates src/openapi/openapi.json: the API document of exactly the operations this server
+// serves. Zulip's operations (paths, parameters, responses, schemas) are copied from Zulip's
+// OpenAPI document for every route the app declares; the routes Zulip does not document, and our
+// own (health, metrics, served files), are described below. Run after changing routes:
+//
+//   npm run openapi:generate            (reads ../shared/reference/zulip-openapi.yaml)
+//   npm run openapi:generate -- path/to/zulip-openapi.yaml
+//
+// Only this script reads Zulip's document; the server and the tests read the generated file.
+require('reflect-metadata');
+const fs = require('node:fs');
+const path = require('node:path');
+const { parse } = require('yaml');
+const prettier = require('prettier');
+
+const root = path.join(__dirname, '..', '..');
+const dist = path.join(root, 'dist', 'src');
+const { AppModule } = require(path.join(dist, 'app.module'));
+const { loadConfig } = require(path.join(dist, 'common', 'config', 'config'));
+const { declaredRoutes, pathShape } = require(path.join(dist, 'openapi', 'nest-routes'));
+const { API_FEATURE_LEVEL } = require(path.join(dist, 'common', 'version'));
+
+const source = path.resolve(process.argv[2] ?? path.join(root, '..', 'shared', 'reference', 'zulip-openapi.yaml'));
+const zulip = parse(fs.readFileSync(source, 'utf8'));
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+const success = { $ref: '#/components/responses/SimpleSuccess' };
+const error = {
+  description: 'Error.',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/CodedError' } } },
+};
+const form = (description) => ({
+  required: false,
+  content: {
+    'application/x-www-form-urlencoded': {
+      schema: { type: 'object', additionalProperties: true, description },
+    },
+  },
+});
+const file = (description) => ({
+  200: { description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+  404: error,
+});
+const health = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['ok', 'error'] },
+    info: { type: 'object', additionalProperties: { $ref: '#/components/schemas/HealthIndicator' } },
+    error: { type: 'object', additionalProperties: { $ref: '#/components/schemas/HealthIndicator' } },
+    details: { type: 'object', additionalProperties: { $ref: '#/components/schemas/HealthIndicator' } },
+  },
+  required: ['status'],
+};
+
+/** Operations this server serves that Zulip's document does not describe: key "method path". */
+const OWN = {
+  'get /health': {
+    operationId: 'health',
+    summary: 'Liveness',
+    description: 'The process is up and serving HTTP. Always 200 while it runs; no credentials.',
+    tags: ['server'],
+    security: [],
+    responses: {
+      200: {
+        description: 'Alive.',
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
+          },
+        },
+      },
+    },
+  },
+  'get /health/ready': {
+    operationId: 'health-ready',
+    summary: 'Readiness',
+    description:
+      'Ready to serve: PostgreSQL answers, Redis answers (when REDIS_URL is set) and the server is not shutting ' +
+      'down (`server`). 503 otherwise, with the failing checks under `error`. For load balancers and health checks.',
+    tags: ['server'],
+    security: [],
+    responses: {
+      200: { description: 'Ready.', content: { 'application/json': { schema: health } } },
+      503: { description: 'Not ready.', content: { 'application/json': { schema: health } } },
+    },
+  },
+  'get /metrics': {
+    operationId: 'metrics',
+    summary: 'Prometheus metrics',
+    description:
+      'Metrics in the Prometheus text format. On the public port only with `Authorization: Bearer $METRICS_TOKEN` ' +
+      '(or in development mode without a token); with METRICS_PORT set, served on that port instead and 404 here.',
+    tags: ['server'],
+    security: [{ metricsToken: [] }, {}],
+    responses: {
+      200: { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      401: { description: 'Missing or wrong token.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      404: error,
+    },
+  },
+  'get /api/v1/openapi.json': {
+    operationId: 'openapi',
+    summary: 'This document',
+    description: "The operations this server implements, with Zulip's schemas, plus its own.",
+    tags: ['server'],
+    security: [],
+    responses: {
+      200: { description: 'OpenAPI 3.0 document.', content: { 'application/json': { schema: { type: 'object' } } } },
+    },
+  },
+  'patch /api/v1/realm': {
+    operationId: 'update-realm',
+    summary: 'Update organization settings',
+    description:
+      "Zulip's `PATCH /realm` (not in Zulip's document): the realm settings to change as form fields; " +
+      'administrators only (owner-only settings need an owner).',
+    tags: ['server_and_organizations'],
+    requestBody: form(
+      'Realm settings to change, e.g. name, description, default_language, and the *_policy and can_* settings.',
+    ),
+    responses: { 200: success, 400: error },
+  },
+  'patch /api/v1/realm/profile_fields/{field_id}': {
+    operationId: 'update-custom-profile-field',
+    summary: 'Update a custom profile field',
+    description: "Zulip's `PATCH /realm/profile_fields/{field_id}` (not in Zulip's document); administrators only.",
+    tags: ['server_and_organizations'],
+    parameters: [{ name: 'field_id', in: 'path', required: true, schema: { type: 'integer' } }],
+    requestBody: form('name, hint, field_data, display_in_profile_summary, required, editable_by_user.'),
+    responses: { 200: success, 400: error },
+  },
+  'delete /api/v1/realm/profile_fields/{field_id}': {
+    operationId: 'delete-custom-profile-field',
+    summary: 'Delete a custom profile field',
+    description: "Zulip's `DELETE /realm/profile_fields/{field_id}` (not in Zulip's document); administrators only.",
+    tags: ['server_and_organizations'],
+    parameters: [{ name: 'field_id', in: 'path', required: true, schema: { type: 'integer' } }],
+    responses: { 200: success, 400: error },
+  },
+  'get /user_uploads/{realm_id_str}/{path}': {
+    operationId: 'get-uploaded-file',
+    summary: 'Download an uploaded file',
+    description: 'The file itself, for a logged-in session or a valid signed URL; 404 when it is not accessible.',
+    tags: ['users'],
+    parameters: [
+      { name: 'realm_id_str', in: 'path', required: true, schema: { type: 'string' } },
+      {
+        name: 'path',
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+        description: 'random/name (may contain /)',
+      },
+    ],
+    responses: file('The file.'),
+  },
+  'get /user_uploads/temporary/{token}/{filename}': {
+    operationId: 'get-uploaded-file-temporary',
+    summary: 'Download an uploaded file through a temporary URL',
+    description: 'The URL `GET /api/v1/user_uploads/{realm_id_str}/{filename}` returns; valid for 60 seconds.',
+    tags: ['users'],
+    security: [],
+    parameters: [
+      { name: 'token', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'filename', in: 'path', required: true, schema: { type: 'string' } },
+    ],
+    responses: file('The file.'),
+  },
+};
+
+const OWN_COMPONENTS = {
+  schemas: {
+    HealthIndicator: {
+      type: 'object',
+      properties: { status: { type: 'string', enum: ['up', 'down'] }, message: { type: 'string' } },
+      required: ['status'],
+    },
+  },
+  securitySchemes: { metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' } },
+};
+
+function main() {
+  const config = loadConfig({ SECRET_KEY: 'x'.repeat(48), SERVER_MODE: 'development' });
+  const routes = declaredRoutes(AppModule.forRoot(config, 'postgres://unused@localhost/unused'));
+  const byShape = new Map();
+  for (const [p, ops] of Object.entries(zulip.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (typeof op === 'object' && op && 'responses' in op)
+        byShape.set(`${method} ${pathShape(`/api/v1${p}`)}`, [p, op]);
+    }
+  }
+  const paths = {};
+  const missing = [];
+  for (const { method, path: served } of routes) {
+    const own = OWN[`${method} ${served}`];
+    const found = served.startsWith('/api/v1/') ? byShape.get(`${method} ${pathShape(served)}`) : undefined;
+    let key;
+    let op;
+    if (own) [key, op] = [served, own];
+    else if (found) [key, op] = [`/api/v1${found[0]}`, structuredClone(found[1])];
+    else {
+      missing.push(`${method.toUpperCase()} ${served}`);
+      continue;
+    }
+    // Zulip's path-level parameters apply to the operation.
+    const shared = found && zulip.paths[found[0]].parameters;
+    if (shared && !own) op.parameters = [...shared, ...(op.parameters ?? [])];
+    (paths[key] ??= {})[method] = op;
+  }
+  if (missing.length > 0) {
+    console.error(`No description for these routes; add them to OWN in ${path.relative(root, __filename)}:`);
+    for (const m of missing) console.error(`  ${m}`);
+    process.exit(1);
+  }
+  for (const key of Object.keys(OWN)) {
+    const [method, p] = key.split(' ');
+    if (!paths[p]?.[method]) console.warn(`OWN entry ${key} is not served; remove it`);
+  }
+
+  // Components reachable from the operations (and from each other).
+  const components = {};
+  const pending = [paths];
+  const seen = new Set();
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (!node || typeof node !== 'object') continue;
+    if (typeof node.$ref === 'string') {
+      const [, , kind, name] = node.$ref.split('/');
+      const id = `${kind}/${name}`;
+      if (!seen.has(id)) {
+        seen.add(id);
+        const value = zulip.components[kind]?.[name] ?? OWN_COMPONENTS[kind]?.[name];
+        if (value === undefined) throw new Error(`unresolved ${node.$ref}`);
+        (components[kind] ??= {})[name] = value;
+        pending.push(value);
+      }
+    }
+    for (const v of Object.values(node)) if (v && typeof v === 'object') pending.push(v);
+  }
+  for (const [kind, entries] of Object.entries(OWN_COMPONENTS)) {
+    for (const [name, value] of Object.entries(entries)) (components[kind] ??= {})[name] ??= value;
+  }
+  for (const [name, value] of Object.entries(zulip.components.securitySchemes ?? {})) {
+    (components.securitySchemes ??= {})[name] ??= value;
+  }
+  const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  for (const kind of Object.keys(components)) components[kind] = sorted(components[kind]);
+
+  const document = {
+    openapi: zulip.openapi,
+    info: {
+      title: 'zulip-ts-server API',
+      version: pkg.version,
+      description:
+        `The part of Zulip's REST API this server implements (Zulip feature level ${API_FEATURE_LEVEL}), with ` +
+        "Zulip's own descriptions and schemas, and the server's operational endpoints (/health, /metrics). " +
+        'Generated by scripts/openapi/generate-openapi.js.',
+      license: { name: pkg.license },
+    },
+    servers: [{ url: '/' }],
+    security: zulip.security,
+    paths: sorted(paths),
+    components: sorted(components),
+  };
+  const out = path.join(root, 'src', 'openapi', 'openapi.json');
+  return prettier
+    .resolveConfig(out)
+    .then((options) => prettier.format(JSON.stringify(document), { ...options, parser: 'json' }))
+    .then((text) => {
+      fs.writeFileSync(out, text);
+      const operations = Object.values(paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+      console.log(`${path.relative(root, out)}: ${operations} operations, ${seen.size} components`);
+    });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
