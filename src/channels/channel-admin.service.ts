@@ -5,6 +5,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService, GroupSettingValue } from '../users/group-settings.service';
@@ -18,9 +19,14 @@ import {
   subscribersOf,
 } from './channel-audiences';
 import { renderDescription } from './channel-description';
-import { ChannelEvents } from './channel-events';
+import { ChannelEvents, type StreamUpdateExtra } from './channel-events';
 import { channelDict } from './channel-format';
-import { ChannelLifecycleHooks, ChannelNotice, ChannelUser } from './channel-lifecycle.hooks';
+import {
+  channelChangedEvent,
+  type ChannelNotice,
+  type ChannelUser,
+  EmptyTopicOnlyRequestedEvent,
+} from './channels.domain-events';
 import {
   CHANNEL_GROUP_SETTING_NAMES,
   CHANNEL_GROUP_SETTINGS,
@@ -111,7 +117,7 @@ export class ChannelAdminService {
     private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
     private readonly events: ChannelEvents,
-    private readonly hooks: ChannelLifecycleHooks,
+    private readonly bus: DomainEventBus,
   ) {}
 
   /** access_stream_for_delete_or_update_requiring_metadata_access (archived channels included). */
@@ -131,18 +137,27 @@ export class ChannelAdminService {
   }
 
   private async notice(realm: Realm, actor: ChannelUser, stream: Stream, notice: ChannelNotice): Promise<void> {
-    await this.hooks.handler.onChannelNotice({
-      realmId: realm.id,
-      actor,
-      channel: {
-        id: stream.id,
-        name: stream.name,
-        recipientId: stream.recipientId!,
-        deactivated: stream.deactivated,
-        topicsPolicy: topicsPolicyName(stream.topicsPolicy),
-      },
-      notice,
-    });
+    await this.bus.publish(
+      channelChangedEvent({
+        realmId: realm.id,
+        actor,
+        channel: {
+          id: stream.id,
+          name: stream.name,
+          recipientId: stream.recipientId!,
+          deactivated: stream.deactivated,
+          topicsPolicy: topicsPolicyName(stream.topicsPolicy),
+        },
+        notice,
+      }),
+    );
+  }
+
+  /** Does the channel have messages in a non-empty topic? Messaging answers. */
+  private async namedTopicsFound(realmId: number, recipientId: number): Promise<boolean> {
+    const question = new EmptyTopicOnlyRequestedEvent(realmId, recipientId);
+    await this.bus.publish(question);
+    return question.namedTopicsFound;
   }
 
   private async reload(stream: Stream): Promise<Stream> {
@@ -242,7 +257,7 @@ export class ChannelAdminService {
         if (
           code === TopicsPolicy.empty_topic_only &&
           stream.recipientId !== null &&
-          (await this.hooks.handler.channelHasNamedTopics(realm.id, stream.recipientId))
+          (await this.namedTopicsFound(realm.id, stream.recipientId))
         ) {
           throw Errors.badRequest(
             'To enable this configuration, all messages in this channel must be in the "general chat" topic. Consider renaming or deleting other topics.',
@@ -460,7 +475,7 @@ export class ChannelAdminService {
     stream: Stream,
     property: string,
     value: unknown,
-    extra: Record<string, unknown> = {},
+    extra: StreamUpdateExtra = {},
   ): Promise<void> {
     const audience = metadataAudience(stream, await this.access.audienceData(realmId, [stream]));
     this.events.streamUpdate(realmId, stream, property, value, audience, extra);

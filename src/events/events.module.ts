@@ -1,11 +1,15 @@
 import { Module } from '@nestjs/common';
+import { DomainEventBus } from './domain-event-bus';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
-/** A leaf: queues and sendOnCommit. Every context may import it; it imports none of them. */
+/**
+ * A leaf: client event queues (sendOnCommit) and the domain-event bus. Every context may import
+ * it; it imports none of them.
+ */
 @Module({
-  providers: [EventsService],
+  providers: [EventsService, DomainEventBus],
   controllers: [EventsController],
-  exports: [EventsService],
+  exports: [EventsService, DomainEventBus],
 })
 export class EventsModule {}

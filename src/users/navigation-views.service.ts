@@ -5,6 +5,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { onUniqueViolation } from '../common/errors/unique-violation';
+import type { NavigationViewUpdateEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { NavigationView } from './navigation-view.entity';
 import { NavigationViewsRepository } from './navigation-views.repository';
@@ -86,7 +87,7 @@ export class NavigationViewsService {
         throw Errors.badRequest('Navigation view already exists.');
       }
       const view = await this.viewOrNotFound(userId, fragment);
-      const data: Record<string, string | boolean> = {};
+      const data: NavigationViewUpdateEvent['data'] = {};
       const values: Partial<NavigationView> = {};
       if (name !== undefined) {
         values.name = name;
