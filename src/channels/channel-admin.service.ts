@@ -19,7 +19,7 @@ import {
   subscribersOf,
 } from './channel-audiences';
 import { renderDescription } from './channel-description';
-import { ChannelEvents, type StreamUpdateExtra } from './channel-events';
+import { ChannelEvents, type StreamUpdateExtra, type StreamUpdateValue } from './channel-events';
 import { channelDict } from './channel-format';
 import {
   channelChangedEvent,
@@ -474,7 +474,7 @@ export class ChannelAdminService {
     realmId: number,
     stream: Stream,
     property: string,
-    value: unknown,
+    value: StreamUpdateValue,
     extra: StreamUpdateExtra = {},
   ): Promise<void> {
     const audience = metadataAudience(stream, await this.access.audienceData(realmId, [stream]));

@@ -15,6 +15,9 @@ import { EventsService } from '../events/events.service';
 import type { ChannelDict } from './channel-format';
 import type { PeerEvent } from './channel-audiences';
 
+/** A channel property's new value in a `stream` update. */
+export type StreamUpdateValue = StreamUpdateEvent['value'];
+
 /** The fields a `stream` update carries beside the property (description, privacy changes). */
 export type StreamUpdateExtra = Pick<
   StreamUpdateEvent,
@@ -46,7 +49,7 @@ export class ChannelEvents {
     realmId: number,
     stream: { id: number; name: string },
     property: string,
-    value: unknown,
+    value: StreamUpdateValue,
     userIds: Iterable<number>,
     extra: StreamUpdateExtra = {},
   ): void {

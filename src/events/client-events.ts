@@ -42,6 +42,7 @@ export type RealmUserSettingsDefaultsUpdateEvent = {
   type: 'realm_user_settings_defaults';
   op: 'update';
   property: string;
+  /** The setting's value (a boolean, an integer or a string), as the request gave it. */
   value: unknown;
 };
 
@@ -176,7 +177,7 @@ export type StreamUpdateEvent = {
   stream_id: number;
   name: string;
   property: string;
-  value: unknown;
+  value: GroupSettingValue | number | boolean | string | null;
   /** Only with property `description`. */
   rendered_description?: string;
   /** Only with the privacy properties (invite_only, is_web_public, history_public_to_subscribers). */
@@ -471,7 +472,7 @@ export function userGroupSubgroupsEvent(
 export function streamUpdateEvent(
   stream: { id: number; name: string },
   property: string,
-  value: unknown,
+  value: StreamUpdateEvent['value'],
   extra: Pick<StreamUpdateEvent, 'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'> = {},
 ): StreamUpdateEvent {
   return { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra };
