@@ -5,6 +5,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService, GroupSettingValue } from '../users/group-settings.service';
@@ -18,9 +19,14 @@ import {
   subscribersOf,
 } from './channel-audiences';
 import { renderDescription } from './channel-description';
-import { ChannelEvents } from './channel-events';
+import { ChannelEvents, type StreamUpdateExtra, type StreamUpdateValue } from './channel-events';
 import { channelDict } from './channel-format';
-import { ChannelLifecycleHooks, ChannelNotice, ChannelUser } from './channel-lifecycle.hooks';
+import {
+  channelChangedEvent,
+  type ChannelNotice,
+  type ChannelUser,
+  EmptyTopicOnlyRequestedEvent,
+} from './channels.domain-events';
 import {
   CHANNEL_GROUP_SETTING_NAMES,
   CHANNEL_GROUP_SETTINGS,
@@ -112,7 +118,7 @@ export class ChannelAdminService {
     private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
     private readonly events: ChannelEvents,
-    private readonly hooks: ChannelLifecycleHooks,
+    private readonly bus: DomainEventBus,
   ) {}
 
   /** access_stream_for_delete_or_update_requiring_metadata_access (archived channels included). */
@@ -132,18 +138,27 @@ export class ChannelAdminService {
   }
 
   private async notice(realm: Realm, actor: ChannelUser, stream: Stream, notice: ChannelNotice): Promise<void> {
-    await this.hooks.handler.onChannelNotice({
-      realmId: realm.id,
-      actor,
-      channel: {
-        id: stream.id,
-        name: stream.name,
-        recipientId: stream.recipientId!,
-        deactivated: stream.deactivated,
-        topicsPolicy: topicsPolicyName(stream.topicsPolicy),
-      },
-      notice,
-    });
+    await this.bus.publish(
+      channelChangedEvent({
+        realmId: realm.id,
+        actor,
+        channel: {
+          id: stream.id,
+          name: stream.name,
+          recipientId: stream.recipientId!,
+          deactivated: stream.deactivated,
+          topicsPolicy: topicsPolicyName(stream.topicsPolicy),
+        },
+        notice,
+      }),
+    );
+  }
+
+  /** Does the channel have messages in a non-empty topic? Messaging answers. */
+  private async namedTopicsFound(realmId: number, recipientId: number): Promise<boolean> {
+    const question = new EmptyTopicOnlyRequestedEvent(realmId, recipientId);
+    await this.bus.publish(question);
+    return question.namedTopicsFound;
   }
 
   private async reload(stream: Stream): Promise<Stream> {
@@ -243,7 +258,7 @@ export class ChannelAdminService {
         if (
           code === TopicsPolicy.empty_topic_only &&
           stream.recipientId !== null &&
-          (await this.hooks.handler.channelHasNamedTopics(realm.id, stream.recipientId))
+          (await this.namedTopicsFound(realm.id, stream.recipientId))
         ) {
           throw ChannelErrors.topicsOutsideGeneralChat();
         }
@@ -459,8 +474,8 @@ export class ChannelAdminService {
     realmId: number,
     stream: Stream,
     property: string,
-    value: unknown,
-    extra: Record<string, unknown> = {},
+    value: StreamUpdateValue,
+    extra: StreamUpdateExtra = {},
   ): Promise<void> {
     const audience = metadataAudience(stream, await this.access.audienceData(realmId, [stream]));
     this.events.streamUpdate(realmId, stream, property, value, audience, extra);

@@ -1,19 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import { Limits } from '../common/limits';
-import { EventsService, ZulipEvent } from '../events/events.service';
+import {
+  type ChannelFolderUpdateEvent,
+  type ClientEvent,
+  mutedTopicsEvent,
+  realmUpdateDictEvent,
+  type StreamUpdateEvent,
+  streamDeleteEvent,
+  streamUpdateEvent,
+  type SubscriptionUpdateEvent,
+  userTopicEvent,
+} from '../events/client-events';
+import { EventsService } from '../events/events.service';
 import type { ChannelDict } from './channel-format';
 import type { PeerEvent } from './channel-audiences';
 
+/** A channel property's new value in a `stream` update. */
+export type StreamUpdateValue = StreamUpdateEvent['value'];
+
+/** The fields a `stream` update carries beside the property (description, privacy changes). */
+export type StreamUpdateExtra = Pick<
+  StreamUpdateEvent,
+  'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'
+>;
+
 /**
- * The events channels send (zerver/actions/streams.py), queued with sendOnCommit so they reach
- * queues only after the transaction commits. Shapes follow Zulip's OpenAPI events at this
- * server's feature level.
+ * The client events channels send (zerver/actions/streams.py), queued with sendOnCommit so they
+ * reach queues only after the transaction commits. Shapes: events/client-events.ts.
  */
 @Injectable()
 export class ChannelEvents {
   constructor(private readonly events: EventsService) {}
 
-  private send(realmId: number, event: ZulipEvent, userIds: Iterable<number>): void {
+  private send(realmId: number, event: ClientEvent, userIds: Iterable<number>): void {
     const recipients = [...userIds];
     if (recipients.length > 0) this.events.sendOnCommit(realmId, event, recipients);
   }
@@ -23,26 +42,18 @@ export class ChannelEvents {
   }
 
   streamDelete(realmId: number, streamIds: number[], userIds: Iterable<number>): void {
-    this.send(
-      realmId,
-      { type: 'stream', op: 'delete', streams: streamIds.map((stream_id) => ({ stream_id })), stream_ids: streamIds },
-      userIds,
-    );
+    this.send(realmId, streamDeleteEvent(streamIds), userIds);
   }
 
   streamUpdate(
     realmId: number,
     stream: { id: number; name: string },
     property: string,
-    value: unknown,
+    value: StreamUpdateValue,
     userIds: Iterable<number>,
-    extra: Record<string, unknown> = {},
+    extra: StreamUpdateExtra = {},
   ): void {
-    this.send(
-      realmId,
-      { type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra },
-      userIds,
-    );
+    this.send(realmId, streamUpdateEvent(stream, property, value, extra), userIds);
   }
 
   /**
@@ -59,16 +70,9 @@ export class ChannelEvents {
   ): void {
     const recipients = [...userIds];
     if (recipients.length === 0) return;
-    const update: ZulipEvent = {
-      type: 'stream',
-      op: 'update',
-      stream_id: stream.id,
-      name: stream.name,
-      property: 'is_archived',
-      value: archived,
-    };
-    const legacy: ZulipEvent | null = archived
-      ? { type: 'stream', op: 'delete', streams: [{ stream_id: stream.id }], stream_ids: [stream.id] }
+    const update = streamUpdateEvent(stream, 'is_archived', archived);
+    const legacy: ClientEvent | null = archived
+      ? streamDeleteEvent([stream.id])
       : createDict
         ? { type: 'stream', op: 'create', streams: [createDict] }
         : null;
@@ -89,7 +93,13 @@ export class ChannelEvents {
     );
   }
 
-  subscriptionUpdate(realmId: number, userId: number, streamId: number, property: string, value: unknown): void {
+  subscriptionUpdate(
+    realmId: number,
+    userId: number,
+    streamId: number,
+    property: string,
+    value: SubscriptionUpdateEvent['value'],
+  ): void {
     this.send(realmId, { type: 'subscription', op: 'update', stream_id: streamId, property, value }, [userId]);
   }
 
@@ -104,12 +114,12 @@ export class ChannelEvents {
   }
 
   realmUpdateDict(realmId: number, data: Record<string, unknown>, userIds: Iterable<number>): void {
-    this.send(realmId, { type: 'realm', op: 'update_dict', property: 'default', data }, userIds);
+    this.send(realmId, realmUpdateDictEvent(data), userIds);
   }
 
   /** The legacy muted_topics event: [channel name, topic, muted at] for every muted topic. */
   mutedTopics(realmId: number, userId: number, mutedTopics: Array<[string, string, number]>): void {
-    this.send(realmId, { type: 'muted_topics', muted_topics: mutedTopics }, [userId]);
+    this.send(realmId, mutedTopicsEvent(mutedTopics), [userId]);
   }
 
   userTopic(
@@ -117,13 +127,7 @@ export class ChannelEvents {
     userId: number,
     e: { streamId: number; topicName: string; lastUpdated: Date; visibilityPolicy: number },
   ): void {
-    const event: ZulipEvent = {
-      type: 'user_topic',
-      stream_id: e.streamId,
-      topic_name: e.topicName,
-      last_updated: Math.floor(e.lastUpdated.getTime() / 1000),
-      visibility_policy: e.visibilityPolicy,
-    };
+    const event = userTopicEvent(e);
     // Clients without the empty_topic_name capability see the empty topic's display name.
     this.events.sendOnCommit(realmId, event, [userId], (queue) =>
       e.topicName === '' && queue.options.clientCapabilities.empty_topic_name !== true
@@ -139,7 +143,7 @@ export class ChannelEvents {
   channelFolderUpdate(
     realmId: number,
     folderId: number,
-    data: Record<string, unknown>,
+    data: ChannelFolderUpdateEvent['data'],
     userIds: Iterable<number>,
   ): void {
     this.send(realmId, { type: 'channel_folder', op: 'update', channel_folder_id: folderId, data }, userIds);

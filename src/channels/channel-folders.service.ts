@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import type { ChannelFolderUpdateEvent } from '../events/client-events';
 import type { ChannelFolder } from './channel-folder.entity';
 import { renderDescription } from './channel-description';
 import { ChannelEvents } from './channel-events';
@@ -84,7 +85,7 @@ export class ChannelFoldersService {
       const realmId = auth.realm.id;
       const folder = await this.folders.findByIdInRealm(realmId, folderId);
       if (!folder) throw ChannelFolderErrors.invalidId();
-      const send = async (data: Record<string, unknown>) =>
+      const send = async (data: ChannelFolderUpdateEvent['data']) =>
         this.events.channelFolderUpdate(realmId, folder.id, data, await this.everyone(realmId));
 
       if (input.name !== undefined && input.name !== folder.name) {

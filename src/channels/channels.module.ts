@@ -8,7 +8,6 @@ import { ChannelEvents } from './channel-events';
 import { ChannelFoldersController } from './channel-folders.controller';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { ChannelFoldersService } from './channel-folders.service';
-import { ChannelLifecycleHooks } from './channel-lifecycle.hooks';
 import { ChannelQueriesService } from './channel-queries.service';
 import { ChannelsController } from './channels.controller';
 import { ChannelsRepository } from './channels.repository';
@@ -20,8 +19,8 @@ import { UserTopicsService } from './user-topics.service';
 
 /**
  * Channels (Zulip streams), subscriptions and their properties, GET /streams, topic visibility
- * (user topics) and channel folders. Exports the access helpers and queries other modules need,
- * and ChannelLifecycleHooks for the messaging module to register its notices with.
+ * (user topics) and channel folders. Exports the access helpers and queries other modules need;
+ * publishes the domain events of channels.domain-events.ts (messaging posts the notices).
  */
 @Module({
   imports: [EventsModule, RealmModule, UsersModule],
@@ -30,7 +29,6 @@ import { UserTopicsService } from './user-topics.service';
     UserTopicsRepository,
     ChannelFoldersRepository,
     ChannelEvents,
-    ChannelLifecycleHooks,
     ChannelAccessService,
     SubscriptionsService,
     ChannelAdminService,
@@ -40,6 +38,6 @@ import { UserTopicsService } from './user-topics.service';
     ChannelsSeeder,
   ],
   controllers: [ChannelsController, SubscriptionsController, ChannelFoldersController],
-  exports: [ChannelAccessService, ChannelQueriesService, ChannelLifecycleHooks, SubscriptionsService, ChannelsSeeder],
+  exports: [ChannelAccessService, ChannelQueriesService, SubscriptionsService, ChannelsSeeder],
 })
 export class ChannelsModule {}

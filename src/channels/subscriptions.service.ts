@@ -6,11 +6,12 @@ import { Errors } from '../common/errors/zulip-error';
 import { Limits } from '../common/limits';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { canSeeDeliveryEmail } from '../users/user-format';
-import { UserLifecycleHooks } from '../users/user-lifecycle.hooks';
+import { UserReactivatedEvent } from '../users/users.domain-events';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
 import {
@@ -24,7 +25,12 @@ import {
 import { renderDescription } from './channel-description';
 import { ChannelEvents } from './channel-events';
 import { channelDict, ChannelFormatContext, subscriptionDict } from './channel-format';
-import { ChannelLifecycleHooks, ChannelUser } from './channel-lifecycle.hooks';
+import {
+  ChannelsCreatedEvent,
+  type ChannelUser,
+  SubscribedByOthersEvent,
+  UsersLeftChannelsEvent,
+} from './channels.domain-events';
 import {
   CHANNEL_GROUP_SETTING_NAMES,
   CHANNEL_GROUP_SETTINGS,
@@ -133,12 +139,12 @@ export class SubscriptionsService implements OnModuleInit {
     private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
     private readonly events: ChannelEvents,
-    private readonly hooks: ChannelLifecycleHooks,
-    private readonly userHooks: UserLifecycleHooks,
+    private readonly bus: DomainEventBus,
   ) {}
 
   onModuleInit(): void {
-    this.userHooks.register({ onUserReactivated: (realmId, userId) => this.announceReactivated(realmId, userId) });
+    // In the reactivation's transaction: the peer_add events follow its realm_user update.
+    this.bus.subscribeInTransaction(UserReactivatedEvent, (e) => this.announceReactivated(e.realmId, e.userId));
   }
 
   /**
@@ -304,23 +310,25 @@ export class SubscriptionsService implements OnModuleInit {
 
       const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
       if (created.length > 0) {
-        await this.hooks.handler.onChannelsCreated({
-          realmId: realm.id,
-          actor: actorInfo,
-          channels: created.map((s) => ({
-            id: s.id,
-            name: s.name,
-            recipientId: s.recipientId!,
-            inviteOnly: s.inviteOnly,
-            historyPublicToSubscribers: s.historyPublicToSubscribers,
-            isWebPublic: s.isWebPublic,
-            description: s.description,
-            topicsPolicy: topicsPolicyName(s.topicsPolicy),
-          })),
-          announce: input.announce,
-          announcementChannelId: realm.newStreamAnnouncementsStreamId,
-          sendChannelEventsMessages: realm.sendChannelEventsMessages,
-        });
+        await this.bus.publish(
+          new ChannelsCreatedEvent({
+            realmId: realm.id,
+            actor: actorInfo,
+            channels: created.map((s) => ({
+              id: s.id,
+              name: s.name,
+              recipientId: s.recipientId!,
+              inviteOnly: s.inviteOnly,
+              historyPublicToSubscribers: s.historyPublicToSubscribers,
+              isWebPublic: s.isWebPublic,
+              description: s.description,
+              topicsPolicy: topicsPolicyName(s.topicsPolicy),
+            })),
+            announce: input.announce,
+            announcementChannelId: realm.newStreamAnnouncementsStreamId,
+            sendChannelEventsMessages: realm.sendChannelEventsMessages,
+          }),
+        );
       }
       if (input.sendNewSubscriptionMessages) {
         const newlySubscribedUsers = new Set(added.map((p) => p.userId));
@@ -336,14 +344,16 @@ export class SubscriptionsService implements OnModuleInit {
             perUser.set(pair.userId, list);
           }
           if (perUser.size > 0) {
-            await this.hooks.handler.onSubscribedByOthers({
-              realmId: realm.id,
-              actor: actorInfo,
-              notifications: [...perUser].map(([userId, channelNames]) => ({
-                userId,
-                channelNames: channelNames.sort(),
-              })),
-            });
+            await this.bus.publish(
+              new SubscribedByOthersEvent({
+                realmId: realm.id,
+                actor: actorInfo,
+                notifications: [...perUser].map(([userId, channelNames]) => ({
+                  userId,
+                  channelNames: channelNames.sort(),
+                })),
+              }),
+            );
           }
         }
         result.new_subscription_messages_sent = send;
@@ -747,10 +757,12 @@ export class SubscriptionsService implements OnModuleInit {
       }
     }
     this.events.peer(realmId, 'peer_remove', peerEvents(alteredStreams, altered, data));
-    await this.hooks.handler.onSubscriptionsRemoved({
-      realmId,
-      removed: [...perUser].map(([userId, list]) => ({ userId, recipientIds: list.map((s) => s.recipientId!) })),
-    });
+    await this.bus.publish(
+      new UsersLeftChannelsEvent({
+        realmId,
+        removed: [...perUser].map(([userId, list]) => ({ userId, recipientIds: list.map((s) => s.recipientId!) })),
+      }),
+    );
   }
 
   // ---- POST /users/me/subscriptions/properties ------------------------------------------

@@ -1,6 +1,9 @@
 import type { QueuedEvent, QueueOptions } from './event-queue';
 
-/** An event before delivery: any JSON object with a `type`. */
+/**
+ * An event as the queues store it: any JSON object with a `type`. The queues do not care about
+ * shapes; what the server sends is typed by ClientEvent (client-events.ts) at EventsService.
+ */
 export type ZulipEvent = { type: string } & Record<string, unknown>;
 
 /** A queue as delivery sees it: its id and what the client asked for at registration. */
@@ -11,9 +14,10 @@ export interface QueueInfo {
 
 /**
  * Per-recipient adjustment of an event (e.g. `local_message_id` only in the sender's queue, or
- * per-user message flags). Returns the event to push into that queue.
+ * per-user message flags). Returns the event to push into that queue. (EventsService's
+ * EventCustomizer is the typed form contexts use.)
  */
-export type EventCustomizer = (queue: QueueInfo, userId: number) => ZulipEvent;
+export type QueueCustomizer = (queue: QueueInfo, userId: number) => ZulipEvent;
 
 /**
  * Where event queues live: in this process (the default) or in Redis (REDIS_URL), so that any
@@ -21,7 +25,7 @@ export type EventCustomizer = (queue: QueueInfo, userId: number) => ZulipEvent;
  */
 export interface EventQueueBackend {
   allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }>;
-  deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: EventCustomizer): Promise<void>;
+  deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: QueueCustomizer): Promise<void>;
   /**
    * GET /events: acknowledge through `lastEventId` (Zulip's prune rules and errors), then return
    * pending events, or long-poll until one arrives (a heartbeat after `heartbeatMs`).

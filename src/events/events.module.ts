@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
+import { DomainEventBus } from './domain-event-bus';
 import { EventsController } from './events.controller';
 import { EventsMetrics } from './events.metrics';
 import { EventsService } from './events.service';
 
-/** A leaf: queues and sendOnCommit. Every context may import it; it imports none of them. */
+/**
+ * A leaf: client event queues (sendOnCommit) and the domain-event bus. Every context may import
+ * it; it imports none of them.
+ */
 @Module({
-  providers: [EventsService, EventsMetrics],
+  providers: [EventsService, EventsMetrics, DomainEventBus],
   controllers: [EventsController],
-  exports: [EventsService],
+  exports: [EventsService, DomainEventBus],
 })
 export class EventsModule {}

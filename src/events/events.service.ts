@@ -2,11 +2,20 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { onCommit } from '../database/transaction';
 import { QueuedEvent, QueueOptions } from './event-queue';
-import type { EventCustomizer, EventQueueBackend, ZulipEvent } from './event-queue-backend';
+import type { ClientEvent, ClientEventType } from './client-events';
+import type { EventQueueBackend, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { InMemoryEventQueues } from './in-memory-event-queues';
 import { RedisEventQueues } from './redis-event-queues';
 
-export type { EventCustomizer, QueueInfo, ZulipEvent } from './event-queue-backend';
+export type { QueueInfo, ZulipEvent } from './event-queue-backend';
+
+/**
+ * Per-recipient adjustment of an event, for what depends on the client (its capabilities and
+ * register options: archived_channels, empty_topic_name, bulk_message_deletion, …) or on the user
+ * (flags). Queues filter on the type of the event as sent; the customizer returns an event of
+ * that type (or a heartbeat, which every queue accepts: a no-op for that queue).
+ */
+export type EventCustomizer = (queue: QueueInfo, userId: number) => ClientEvent;
 
 /**
  * Event delivery (the "events" leaf module). Services call {@link sendOnCommit} inside their
@@ -48,16 +57,40 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Queue `event` for `userIds`, delivered after the current transaction commits. */
-  sendOnCommit(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
+  sendOnCommit(realmId: number, event: ClientEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
     const recipients = [...new Set(userIds)];
     onCommit(() => this.deliver(realmId, event, recipients, customize));
+  }
+
+  /**
+   * Like {@link sendOnCommit} for events built entirely per queue (a message dict per client
+   * option set, each user's flags): `build` makes the event of type `type` for each queue.
+   */
+  sendOnCommitPerQueue(
+    realmId: number,
+    type: ClientEventType,
+    userIds: Iterable<number>,
+    build: EventCustomizer,
+  ): void {
+    const recipients = [...new Set(userIds)];
+    onCommit(() => this.deliverTo(realmId, { type }, recipients, build));
   }
 
   /**
    * Delivers now (used after commit, and by callers that have no transaction). With in-process
    * queues the events are in the queues when this returns.
    */
-  deliver(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
+  deliver(realmId: number, event: ClientEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
+    this.deliverTo(realmId, event, userIds, customize);
+  }
+
+  /** The queue backends store any JSON object with a `type`; contexts send {@link ClientEvent}s. */
+  private deliverTo(
+    realmId: number,
+    event: ZulipEvent,
+    userIds: Iterable<number>,
+    customize: EventCustomizer | undefined,
+  ): void {
     const recipients = [...new Set(userIds)];
     if (this.backend instanceof InMemoryEventQueues) {
       this.backend.deliverNow(realmId, event, recipients, customize);

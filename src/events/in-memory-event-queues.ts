@@ -1,5 +1,5 @@
 import { EventQueue, QueuedEvent, QueueOptions } from './event-queue';
-import type { EventCustomizer, EventQueueBackend, EventQueueStats, ZulipEvent } from './event-queue-backend';
+import type { QueueCustomizer, EventQueueBackend, EventQueueStats, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueRegistry } from './event-queue.registry';
 import { EventQueueErrors } from './event.errors';
@@ -14,12 +14,12 @@ export class InMemoryEventQueues implements EventQueueBackend {
     return { id: queue.id, lastEventId: queue.lastEventId };
   }
 
-  async deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: EventCustomizer): Promise<void> {
+  async deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: QueueCustomizer): Promise<void> {
     this.deliverNow(realmId, event, userIds, customize);
   }
 
   /** Synchronous delivery (events reach queues before this returns). */
-  deliverNow(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
+  deliverNow(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: QueueCustomizer): void {
     for (const userId of new Set(userIds)) {
       for (const queue of this.registry.queuesOfUser(userId)) {
         if (queue.options.realmId !== realmId || !queue.wants(event.type)) continue;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { MAX_QUEUE_EVENTS, QueuedEvent, QueueOptions } from './event-queue';
-import type { EventCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
+import type { QueueCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueErrors } from './event.errors';
 
@@ -145,7 +145,7 @@ export class RedisEventQueues implements EventQueueBackend {
     return queueIds.map((id) => this.infoCache.get(id)).filter((x): x is QueueInfo => x !== undefined);
   }
 
-  async deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: EventCustomizer): Promise<void> {
+  async deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: QueueCustomizer): Promise<void> {
     const users = [...new Set(userIds)];
     if (users.length === 0) return;
     const pipe = this.redis.pipeline();

@@ -2,16 +2,25 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
-  ChannelLifecycleHandler,
-  ChannelLifecycleHooks,
-  ChannelNotice,
-  ChannelNoticeEvent,
+  type AnyChannelChangedEvent,
+  ChannelArchivedEvent,
+  ChannelDescriptionChangedEvent,
+  ChannelMessageRetentionChangedEvent,
+  type ChannelNotice,
+  ChannelPermissionChangedEvent,
+  ChannelPostingPermissionChangedEvent,
+  ChannelRenamedEvent,
   ChannelsCreatedEvent,
-  ChannelUser,
+  ChannelTopicsPolicyChangedEvent,
+  ChannelUnarchivedEvent,
+  type ChannelUser,
+  EmptyTopicOnlyRequestedEvent,
   SubscribedByOthersEvent,
-  SubscriptionsRemovedEvent,
-} from '../channels/channel-lifecycle.hooks';
+  UsersLeftChannelsEvent,
+} from '../channels/channels.domain-events';
 import { currentManager } from '../database/transaction';
+import { flagsAddedEvent } from '../events/client-events';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
 import { MessageFlagsRepository } from './message-flags.repository';
@@ -68,18 +77,18 @@ const TOPICS_POLICY_LABELS: Record<string, string> = {
 };
 
 /**
- * The messaging side of the channel lifecycle hooks: Notification Bot messages about channel
- * creation and changes, "you were subscribed" direct messages, and marking messages read in
- * channels a user leaves (unread messages exist only in subscribed channels). Registered with
- * the channels module at start up; runs inside the channel change's transaction.
+ * The messaging side of the channels' domain events (channels/channels.domain-events.ts):
+ * Notification Bot messages about channel creation and changes, "you were subscribed" direct
+ * messages, and marking messages read in channels a user leaves (unread messages exist only in
+ * subscribed channels). Subscribed at start-up; runs inside the channel change's transaction.
  */
 @Injectable()
-export class ChannelMessagesHandler implements ChannelLifecycleHandler, OnModuleInit {
+export class ChannelMessagesHandler implements OnModuleInit {
   private readonly logger = new Logger('ChannelMessages');
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly hooks: ChannelLifecycleHooks,
+    private readonly bus: DomainEventBus,
     private readonly sender: MessageSendService,
     private readonly messages: MessagesRepository,
     private readonly flags: MessageFlagsRepository,
@@ -88,7 +97,22 @@ export class ChannelMessagesHandler implements ChannelLifecycleHandler, OnModule
   ) {}
 
   onModuleInit(): void {
-    this.hooks.register(this);
+    // In the channel change's transaction: the notices are part of the change.
+    this.bus.subscribeInTransaction(ChannelsCreatedEvent, (e) => this.onChannelsCreated(e));
+    this.bus.subscribeInTransaction(SubscribedByOthersEvent, (e) => this.onSubscribedByOthers(e));
+    this.bus.subscribeInTransaction(UsersLeftChannelsEvent, (e) => this.onUsersLeftChannels(e));
+    this.bus.subscribeInTransaction(EmptyTopicOnlyRequestedEvent, async (e) => {
+      if (await this.messages.channelHasNamedTopics(e.realmId, e.recipientId)) e.namedTopicsFound = true;
+    });
+    const notice = (e: AnyChannelChangedEvent) => this.onChannelChanged(e);
+    this.bus.subscribeInTransaction(ChannelArchivedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelUnarchivedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelRenamedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelDescriptionChangedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelPermissionChangedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelMessageRetentionChangedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelPostingPermissionChangedEvent, notice);
+    this.bus.subscribeInTransaction(ChannelTopicsPolicyChangedEvent, notice);
   }
 
   private get em(): EntityManager {
@@ -161,25 +185,17 @@ export class ChannelMessagesHandler implements ChannelLifecycleHandler, OnModule
     await this.sender.sendInternal(realm, bot, items);
   }
 
-  async onSubscriptionsRemoved(event: SubscriptionsRemovedEvent): Promise<void> {
+  async onUsersLeftChannels(event: UsersLeftChannelsEvent): Promise<void> {
     const pairs = event.removed.flatMap(({ userId, recipientIds }) =>
       recipientIds.map((recipientId) => ({ userId, recipientId })),
     );
     const changedByUser = await this.flags.markReadInRecipients(pairs);
     for (const [userId, changed] of changedByUser) {
-      this.events.sendOnCommit(
-        event.realmId,
-        { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: changed, all: false },
-        [userId],
-      );
+      this.events.sendOnCommit(event.realmId, flagsAddedEvent('read', changed), [userId]);
     }
   }
 
-  channelHasNamedTopics(realmId: number, recipientId: number): Promise<boolean> {
-    return this.messages.channelHasNamedTopics(realmId, recipientId);
-  }
-
-  async onChannelNotice(event: ChannelNoticeEvent): Promise<void> {
+  async onChannelChanged(event: AnyChannelChangedEvent): Promise<void> {
     const bot = await this.bot();
     if (!bot) return;
     const realm = await this.realms.getRealm(event.realmId);

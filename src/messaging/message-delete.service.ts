@@ -1,14 +1,14 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { runInTransaction } from '../database/transaction';
-import type { Realm } from '../realm/realm.entity';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { Clock } from './clock';
 import { AccessedMessage, MessageAccessService } from './message-access.service';
 import { pastDeadline } from './message-edit.policy';
 import { MessageDeleteRepository } from './message-delete.repository';
+import { MessageDeletion } from './message-deletion';
 import { MessageEditRepository } from './message-edit.repository';
 import { MessageEditService } from './message-edit.service';
 import { MessagesRepository } from './messages.repository';
@@ -21,7 +21,7 @@ import { MessageErrors } from './message.errors';
  * to those who could see it.
  */
 @Injectable()
-export class MessageDeleteService implements OnModuleInit {
+export class MessageDeleteService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly access: MessageAccessService,
@@ -30,16 +30,9 @@ export class MessageDeleteService implements OnModuleInit {
     private readonly messages: MessagesRepository,
     private readonly groupSettings: GroupSettingsService,
     private readonly editor: MessageEditService,
+    private readonly deletion: MessageDeletion,
     private readonly clock: Clock,
   ) {}
-
-  onModuleInit(): void {
-    // The resolve-topic undo deletes the previous notice as the system.
-    this.editor.deleteNotice = async (realm, messageId) => {
-      const rows = await this.repo.messagesForDelete(realm.id, [messageId]);
-      if (rows.length > 0) await this.deleteRows(realm, rows);
-    };
-  }
 
   async deleteMessage(auth: AuthContext, messageId: number): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
@@ -48,7 +41,7 @@ export class MessageDeleteService implements OnModuleInit {
       const rows = await this.repo.messagesForDelete(auth.realm.id, [messageId]);
       if (rows.length === 0) throw MessageErrors.alreadyDeleted();
       const recipients = await this.access.eventRecipientIds(accessed);
-      await this.deleteRows(auth.realm, rows, recipients);
+      await this.deletion.deleteRows(auth.realm, rows, recipients);
     });
   }
 
@@ -76,31 +69,5 @@ export class MessageDeleteService implements OnModuleInit {
     if (pastDeadline(message.dateSent, this.clock.now(), realm.messageContentDeleteLimitSeconds, 0)) {
       throw MessageErrors.deleteTimeLimitPassed();
     }
-  }
-
-  /**
-   * Deletes messages (rows from messagesForDelete) with everything that hangs off them, keeps
-   * first_message_id right and queues delete_message events (one per conversation).
-   */
-  async deleteRows(
-    realm: Realm,
-    rows: Array<{ id: number; stream_id: number | null; subject: string; recipient_id: number }>,
-    recipients?: number[],
-  ): Promise<void> {
-    const ids = rows.map((r) => r.id);
-    let notify = recipients;
-    if (notify === undefined) notify = await this.repo.usersWithRows(ids);
-    const deleted = await this.repo.deleteMessages(ids);
-    if (deleted.length !== ids.length) throw MessageErrors.alreadyDeleted();
-    const channelIds = [...new Set(rows.map((r) => r.stream_id).filter((x): x is number => x !== null))];
-    const firstMessageIdChanges = await this.editRepo.refreshFirstMessageIds(channelIds);
-    const first = rows[0];
-    this.editor.sendDeleteEvent(
-      realm.id,
-      ids,
-      first.stream_id !== null ? { streamId: first.stream_id, topic: first.subject } : null,
-      notify,
-    );
-    this.editor.sendFirstMessageIdUpdates(realm.id, firstMessageIdChanges, notify);
   }
 }

@@ -5,7 +5,6 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
-import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
 import { SystemGroups } from '../realm/system-groups';
 import { GroupSettingsService } from '../users/group-settings.service';
@@ -29,16 +28,12 @@ import {
   type TopicChange,
 } from './message-edit.policy';
 import { attachmentDict, ChannelForEdit, MessageEditRepository } from './message-edit.repository';
+import { MessageDeletion } from './message-deletion';
+import { MessageEvents, type UpdateMessageFields } from './message-events';
 import { isMeMessage } from './message-format';
 import { MARKDOWN_VERSION, MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
-import {
-  firstNonPrintablePosition,
-  mapTopicPlaceholder,
-  normalizeContent,
-  pyStrip,
-  topicForClient,
-} from './message-text';
+import { firstNonPrintablePosition, mapTopicPlaceholder, normalizeContent, pyStrip } from './message-text';
 import { MessageType } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import type { PropagateMode } from './dto/message-edit.dto';
@@ -89,7 +84,8 @@ export class MessageEditService {
     private readonly sender: MessageSendService,
     private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
-    private readonly events: EventsService,
+    private readonly events: MessageEvents,
+    private readonly deletion: MessageDeletion,
     private readonly clock: Clock,
   ) {}
 
@@ -346,11 +342,12 @@ export class MessageEditService {
     const { user, realm } = auth;
     const message = accessed.message;
     const editTimestamp = Math.floor(now.getTime() / 1000);
-    const event: Record<string, unknown> = {
-      type: 'update_message',
+    const event: UpdateMessageFields = {
       user_id: user.id,
       edit_timestamp: editTimestamp,
       message_id: message.id,
+      // Every changed message (the moved ones for a move), set below.
+      message_ids: [message.id],
       rendering_only: false,
     };
     const historyEntry: Record<string, unknown> = { user_id: user.id, timestamp: editTimestamp };
@@ -393,7 +390,7 @@ export class MessageEditService {
       await this.repo.recordEdit([message.id], historyEntry, now, {});
       event.message_ids = [message.id];
       const ums = await this.repo.userMessages(message.id);
-      this.sendUpdateEvent(realm.id, event, new Map(ums.map((u) => [u.userId, flagsToApi(u.flags)])));
+      this.events.updateMessage(realm.id, event, new Map(ums.map((u) => [u.userId, flagsToApi(u.flags)])));
       return { detached_uploads: detached };
     }
 
@@ -464,7 +461,7 @@ export class MessageEditService {
       await this.repo.addUserMessages(gaining, changedIds, Flag.read);
       await this.repo.removeUserMessages([...losingUserMessages], changedIds);
       if (losingAccess.size > 0) {
-        this.sendDeleteEvent(realm.id, changedIds, { streamId: orig.id, topic: origTopic }, [...losingAccess]);
+        this.events.deleteMessages(realm.id, changedIds, { streamId: orig.id, topic: origTopic }, [...losingAccess]);
       }
       await this.repo.resetAttachmentPublicity(
         changedIds,
@@ -494,8 +491,8 @@ export class MessageEditService {
       }
       for (const id of ids) if (!flagsByUser.has(id)) flagsByUser.set(id, ['read']);
     }
-    this.sendUpdateEvent(realm.id, event, flagsByUser);
-    this.sendFirstMessageIdUpdates(realm.id, firstMessageIdChanges, flagsByUser.keys());
+    this.events.updateMessage(realm.id, event, flagsByUser);
+    this.events.firstMessageIdUpdates(realm.id, firstMessageIdChanges, flagsByUser.keys());
 
     if (!moved) return { detached_uploads: detached };
 
@@ -586,10 +583,9 @@ export class MessageEditService {
     if (
       last &&
       last.type === MessageType.RESOLVE_TOPIC_NOTIFICATION &&
-      (now.getTime() - new Date(last.date_sent).getTime()) / 1000 <= RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS &&
-      this.deleteNotice
+      (now.getTime() - new Date(last.date_sent).getTime()) / 1000 <= RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS
     ) {
-      await this.deleteNotice(realm, last.id);
+      await this.deletion.deleteAsSystem(realm, last.id);
       return null;
     }
     const bot = await this.messages.systemBot(NOTIFICATION_BOT_EMAIL);
@@ -607,9 +603,6 @@ export class MessageEditService {
     await this.repo.markRead(user.id, [id], Flag.read);
     return id;
   }
-
-  /** Set by the delete service: removes a message as the system (the resolve-notice undo). */
-  deleteNotice: ((realm: AuthContext['realm'], messageId: number) => Promise<void>) | null = null;
 
   /** check_attachment_reference_change: relinks uploads; returns the sender's detached ones. */
   private async relinkAttachments(auth: AuthContext, messageId: number, senderId: number, pathIds: string[]) {
@@ -629,84 +622,5 @@ export class MessageEditService {
     const candidates = removed.filter((a) => a.ownerId === senderId).map((a) => a.id);
     const dicts = await this.repo.attachmentDicts(candidates);
     return dicts.filter((d) => d.messages.length === 0).map(attachmentDict);
-  }
-
-  private sendUpdateEvent(realmId: number, event: Record<string, unknown>, flagsByUser: Map<number, string[]>) {
-    this.events.sendOnCommit(realmId, { type: 'update_message' }, [...flagsByUser.keys()], (queue, userId) => {
-      const allowEmpty = queue.options.clientCapabilities.empty_topic_name === true;
-      const out: Record<string, unknown> & { type: string } = {
-        ...event,
-        type: 'update_message',
-        flags: flagsByUser.get(userId) ?? [],
-      };
-      for (const key of ['orig_subject', 'subject']) {
-        if (typeof out[key] === 'string') out[key] = topicForClient(out[key], allowEmpty);
-      }
-      return out;
-    });
-  }
-
-  /**
-   * `stream` update events for channels whose oldest message changed through a move or a
-   * deletion (zerver/actions/message_delete.py check_update_first_message_id).
-   */
-  sendFirstMessageIdUpdates(
-    realmId: number,
-    changed: Array<{ id: number; name: string; first_message_id: number | null }>,
-    userIds: Iterable<number>,
-  ): void {
-    const recipients = [...userIds];
-    if (recipients.length === 0) return;
-    for (const c of changed) {
-      this.events.sendOnCommit(
-        realmId,
-        {
-          type: 'stream',
-          op: 'update',
-          property: 'first_message_id',
-          value: c.first_message_id,
-          stream_id: c.id,
-          name: c.name,
-        },
-        recipients,
-      );
-    }
-  }
-
-  /** delete_message events (bulk form for clients with bulk_message_deletion). */
-  sendDeleteEvent(
-    realmId: number,
-    messageIds: number[],
-    where: { streamId: number; topic: string } | null,
-    userIds: number[],
-  ): void {
-    const ids = [...messageIds].sort((a, b) => a - b);
-    this.events.sendOnCommit(realmId, { type: 'delete_message' }, userIds, (queue) => {
-      const out: Record<string, unknown> & { type: string } = { type: 'delete_message' };
-      if (queue.options.clientCapabilities.bulk_message_deletion === true) out.message_ids = ids;
-      else out.message_id = ids[0];
-      if (where) {
-        out.message_type = 'stream';
-        out.stream_id = where.streamId;
-        out.topic = topicForClient(where.topic, queue.options.clientCapabilities.empty_topic_name === true);
-      } else {
-        out.message_type = 'private';
-      }
-      return out;
-    });
-    // Clients without bulk deletion get one event per message.
-    for (const id of ids.slice(1)) {
-      this.events.sendOnCommit(realmId, { type: 'delete_message' }, userIds, (queue) => {
-        // Bulk clients had every id in the first event: a heartbeat is the queue's no-op.
-        if (queue.options.clientCapabilities.bulk_message_deletion === true) return { type: 'heartbeat' };
-        const out: Record<string, unknown> & { type: string } = { type: 'delete_message', message_id: id };
-        if (where) {
-          out.message_type = 'stream';
-          out.stream_id = where.streamId;
-          out.topic = topicForClient(where.topic, queue.options.clientCapabilities.empty_topic_name === true);
-        } else out.message_type = 'private';
-        return out;
-      });
-    }
   }
 }

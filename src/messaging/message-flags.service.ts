@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import { flagsAddedEvent, flagsRemovedEvent, type UnreadMessageDetails } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { DEFAULT_HISTORICAL_FLAGS, Flag, type FlagName, flagEditError } from './flags';
 import { hasChannelContentAccess, isGuest } from './message-access.policy';
@@ -82,24 +83,18 @@ export class MessageFlagsService {
         ...(await this.flags.insertHistorical(user.id, historical, historicalFlags)),
       ].sort((a, b) => a - b);
 
-      const event: Record<string, unknown> & { type: string } = {
-        type: 'update_message_flags',
-        op,
-        operation: op,
-        flag,
-        messages: changed,
-        all: false,
-      };
       if (readRemove) {
         const details = await this.messageDetails(
           auth,
           changed.map((id) => accessible.get(id)!),
         );
+        const event = flagsRemovedEvent(flag, changed);
         this.events.sendOnCommit(realm.id, event, [user.id], (queue) => ({
           ...event,
           message_details: this.detailsForClient(details, queue.options.clientCapabilities.empty_topic_name === true),
         }));
       } else {
+        const event = isAdding ? flagsAddedEvent(flag, changed) : flagsRemovedEvent(flag, changed);
         this.events.sendOnCommit(realm.id, event, [user.id]);
       }
       const result: { messages: number[]; ignored_because_not_subscribed_channels?: number[] } = { messages: changed };
@@ -112,13 +107,13 @@ export class MessageFlagsService {
   private async messageDetails(
     auth: AuthContext,
     accessed: AccessedMessage[],
-  ): Promise<Map<number, Record<string, unknown>>> {
+  ): Promise<Map<number, UnreadMessageDetails>> {
     const { user } = auth;
     const unmuted = await this.flags.unmutedChannelMessageIds(
       user.id,
       accessed.filter((a) => a.message.isChannelMessage).map((a) => a.message.id),
     );
-    const out = new Map<number, Record<string, unknown>>();
+    const out = new Map<number, UnreadMessageDetails>();
     for (const a of accessed) {
       const m = a.message;
       const flags = a.userMessageFlags ?? 0;
@@ -126,8 +121,8 @@ export class MessageFlagsService {
         (flags & Flag.mentioned) !== 0 ||
         ((flags & (Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned)) !== 0 &&
           (!m.isChannelMessage || unmuted.has(m.id)));
-      const details: Record<string, unknown> = m.isChannelMessage
-        ? { type: 'stream', stream_id: m.streamId, topic: m.subject, unmuted_stream_msg: unmuted.has(m.id) }
+      const details: UnreadMessageDetails = m.isChannelMessage
+        ? { type: 'stream', stream_id: m.streamId!, topic: m.subject, unmuted_stream_msg: unmuted.has(m.id) }
         : { type: 'private', user_ids: (m.dmUserIds ?? []).filter((id) => id !== user.id) };
       if (mentioned) details.mentioned = true;
       out.set(m.id, details);
@@ -136,12 +131,12 @@ export class MessageFlagsService {
   }
 
   private detailsForClient(
-    details: Map<number, Record<string, unknown>>,
+    details: Map<number, UnreadMessageDetails>,
     allowEmptyTopicName: boolean,
-  ): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+  ): Record<string, UnreadMessageDetails> {
+    const out: Record<string, UnreadMessageDetails> = {};
     for (const [id, d] of details) {
-      out[String(id)] = typeof d.topic === 'string' ? { ...d, topic: topicForClient(d.topic, allowEmptyTopicName) } : d;
+      out[String(id)] = d.type === 'stream' ? { ...d, topic: topicForClient(d.topic, allowEmptyTopicName) } : d;
     }
     return out;
   }
@@ -152,11 +147,7 @@ export class MessageFlagsService {
     await runInTransaction(this.dataSource, async () => {
       const excluded = await this.fetch.inaccessibleChannelRecipientIds(realm.id, user.id, isGuest(user));
       await this.flags.markAllRead(user.id, null, excluded);
-      this.events.sendOnCommit(
-        realm.id,
-        { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: [], all: true },
-        [user.id],
-      );
+      this.events.sendOnCommit(realm.id, flagsAddedEvent('read', [], true), [user.id]);
     });
     return { complete: true };
   }
@@ -181,11 +172,7 @@ export class MessageFlagsService {
         [],
       );
       if (changed.length > 0) {
-        this.events.sendOnCommit(
-          realm.id,
-          { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: changed, all: false },
-          [user.id],
-        );
+        this.events.sendOnCommit(realm.id, flagsAddedEvent('read', changed), [user.id]);
       }
     });
   }

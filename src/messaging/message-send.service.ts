@@ -5,9 +5,9 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { isDbId } from '../database/ids';
+import { mutedTopicsEvent, type NewMessageEvent, userTopicEvent } from '../events/client-events';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
-import { onCommit } from '../database/transaction';
-import { MessageLifecycleHooks } from './message-lifecycle.hooks';
 import { ChannelQueriesService } from '../channels/channel-queries.service';
 import { VisibilityPolicy } from '../channels/user-topic.entity';
 import type { QueueOptions } from '../events/event-queue';
@@ -31,6 +31,7 @@ import {
 } from './message-text';
 import { MessageType } from './message.entity';
 import { ChannelForSend, MessagesRepository } from './messages.repository';
+import { MessageSentEvent } from './messaging.domain-events';
 import {
   autoVisibilityEnabled,
   checkChannelName,
@@ -125,7 +126,7 @@ export class MessageSendService {
     private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
     private readonly events: EventsService,
-    private readonly hooks: MessageLifecycleHooks,
+    private readonly bus: DomainEventBus,
     private readonly channelQueries: ChannelQueriesService,
   ) {}
 
@@ -334,25 +335,20 @@ export class MessageSendService {
     const policy = this.automaticVisibilityPolicy(user, channel);
     if (policy !== null) {
       await this.messages.upsertUserTopic(user.id, channel.id, channel.recipientId, topic, policy, dateSent);
-      const userTopicEvent = {
-        type: 'user_topic',
-        stream_id: channel.id,
-        topic_name: topic,
-        last_updated: Math.floor(dateSent.getTime() / 1000),
-        visibility_policy: policy,
-      };
+      const userTopic = userTopicEvent({
+        streamId: channel.id,
+        topicName: topic,
+        lastUpdated: dateSent,
+        visibilityPolicy: policy,
+      });
       if (channel.senderVisibilityPolicy === VisibilityPolicy.MUTED) {
         // The topic leaves the legacy muted_topics list: its event comes first, as in Zulip's
         // do_set_user_topic_visibility_policy (queues registered for user_topic skip it).
-        this.events.sendOnCommit(
-          realm.id,
-          { type: 'muted_topics', muted_topics: await this.channelQueries.mutedTopics(auth) },
-          [user.id],
-        );
+        this.events.sendOnCommit(realm.id, mutedTopicsEvent(await this.channelQueries.mutedTopics(auth)), [user.id]);
       }
       // Clients without empty_topic_name see the empty topic's display name.
-      this.events.sendOnCommit(realm.id, userTopicEvent, [user.id], (queue) => ({
-        ...userTopicEvent,
+      this.events.sendOnCommit(realm.id, userTopic, [user.id], (queue) => ({
+        ...userTopic,
         topic_name: topicForClient(topic, queue.options.clientCapabilities.empty_topic_name === true),
       }));
       result.automatic_new_visibility_policy = policy;
@@ -375,7 +371,7 @@ export class MessageSendService {
       streamName: channel.name,
       dmUserIds: null,
     };
-    this.queueMessageEvent(
+    await this.queueMessageEvent(
       realm,
       echoOf(user.id, input),
       row,
@@ -500,7 +496,15 @@ export class MessageSendService {
       streamName: null,
       dmUserIds: participantIds,
     };
-    this.queueMessageEvent(realm, echoOf(user.id, input), row, participants, participantIds, flags, hasAttachment);
+    await this.queueMessageEvent(
+      realm,
+      echoOf(user.id, input),
+      row,
+      participants,
+      participantIds,
+      flags,
+      hasAttachment,
+    );
     return { id };
   }
 
@@ -598,9 +602,9 @@ export class MessageSendService {
         flags: p.flags,
       })),
     );
-    prepared.forEach((p, i) => {
+    for (const [i, p] of prepared.entries()) {
       p.row.id = ids[i];
-      this.queueMessageEvent(
+      await this.queueMessageEvent(
         realm,
         { senderId: sender.id, queueId: undefined, localId: undefined },
         p.row,
@@ -608,7 +612,7 @@ export class MessageSendService {
         p.recipients,
         p.flags,
       );
-    });
+    }
     return ids;
   }
 
@@ -660,7 +664,7 @@ export class MessageSendService {
    * empty-topic support), each user's flags, and local_message_id only for the sender's queue
    * named by queue_id.
    */
-  private queueMessageEvent(
+  private async queueMessageEvent(
     realm: Realm,
     echo: { senderId: number; queueId: string | undefined; localId: string | undefined },
     row: MessageRow,
@@ -668,7 +672,7 @@ export class MessageSendService {
     recipientIds: number[],
     flags: number[],
     hasAttachment = false,
-  ): void {
+  ): Promise<void> {
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
     const dicts = new Map<string, Record<string, unknown>>();
@@ -688,9 +692,9 @@ export class MessageSendService {
       }
       return dict;
     };
-    onCommit(() => this.hooks.messageSent({ realm, message: row, users, recipientIds, flags, hasAttachment }));
-    this.events.sendOnCommit(realm.id, { type: 'message' }, recipientIds, (queue, userId) => {
-      const event: Record<string, unknown> & { type: string } = {
+    await this.bus.publish(new MessageSentEvent({ realm, message: row, users, recipientIds, flags, hasAttachment }));
+    this.events.sendOnCommitPerQueue(realm.id, 'message', recipientIds, (queue, userId) => {
+      const event: NewMessageEvent = {
         type: 'message',
         message: dictFor(queue),
         flags: flagsToApi(flagsByUser.get(userId) ?? 0),

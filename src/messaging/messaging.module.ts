@@ -8,8 +8,10 @@ import { Clock } from './clock';
 import { MessageAccessService } from './message-access.service';
 import { MessageDeleteRepository } from './message-delete.repository';
 import { MessageDeleteService } from './message-delete.service';
+import { MessageDeletion } from './message-deletion';
 import { MessageEditRepository } from './message-edit.repository';
 import { MessageEditService } from './message-edit.service';
+import { MessageEvents } from './message-events';
 import { MessageReportService } from './message-report.service';
 import { MessageFetchRepository } from './message-fetch.repository';
 import { MessageFetchService } from './message-fetch.service';
@@ -19,7 +21,6 @@ import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
-import { MessageLifecycleHooks } from './message-lifecycle.hooks';
 import { MessagingStateService } from './messaging-state.service';
 import { ReactionsRepository } from './reactions.repository';
 import { ReactionsService } from './reactions.service';
@@ -46,22 +47,16 @@ import { TypingService } from './typing.service';
     TypingService,
     ChannelMessagesHandler,
     MessagingStateService,
-    MessageLifecycleHooks,
     Clock,
+    MessageEvents,
     MessageEditRepository,
     MessageEditService,
     MessageDeleteRepository,
+    MessageDeletion,
     MessageDeleteService,
     MessageReportService,
   ],
   controllers: [MessagesController],
-  exports: [
-    MessageAccessService,
-    MessageRenderService,
-    MessageSendService,
-    MessageFlagsService,
-    MessagingStateService,
-    MessageLifecycleHooks,
-  ],
+  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],
 })
 export class MessagingModule {}

@@ -5,6 +5,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { currentManager } from '../database/transaction';
 import { dbIds } from '../database/ids';
+import type { TypingEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
 import { hasChannelContentAccess, isGuest } from './message-access.policy';
@@ -69,7 +70,14 @@ export class TypingService {
       const topic = truncateTopic(normalizeTopicForSend(input.topic));
       const subscribers = await this.typingAudience(channel.recipientId);
       if (subscribers.total > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS) return;
-      const event = { type: 'typing', message_type: 'stream', op: input.op, sender, stream_id: channel.id, topic };
+      const event: TypingEvent = {
+        type: 'typing',
+        message_type: 'stream',
+        op: input.op,
+        sender,
+        stream_id: channel.id,
+        topic,
+      };
       this.events.deliver(realm.id, event, subscribers.notify, (queue) => ({
         ...event,
         topic: topicForClient(topic, queue.options.clientCapabilities.empty_topic_name === true),
@@ -90,7 +98,7 @@ export class TypingService {
       return u;
     });
     const wanting = await this.receivesTyping(recipients.filter((u) => u.isActive).map((u) => u.id));
-    const event = {
+    const event: TypingEvent = {
       type: 'typing',
       message_type: 'direct',
       op: input.op,

@@ -1,8 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { flagsToApi } from '../messaging/flags';
 import { apiEmailOf, avatarUrlOf } from '../messaging/message-format';
-import { MessageLifecycleHooks, MessageSentInfo } from '../messaging/message-lifecycle.hooks';
+import { MessageSentEvent } from '../messaging/messaging.domain-events';
 import { RealmService } from '../realm/realm.service';
 import { PushNotificationsService } from './push-notifications.service';
 import { computePushRecipients } from './push-recipients';
@@ -10,13 +11,13 @@ import { PushRecipientsRepository } from './push-recipients.repository';
 
 /**
  * After a message is sent: decide who gets a push notification (notifiability.ts) and hand the
- * message to the delivery queue. Registered with messaging's lifecycle hooks, because push sits
- * above messaging in the module DAG. Costs nothing when no push provider is configured.
+ * message to the delivery queue. Subscribed to messaging's MessageSentEvent (after commit),
+ * because push sits above messaging in the module DAG. Costs nothing when no push provider is configured.
  */
 @Injectable()
 export class MessagePushHandler implements OnModuleInit {
   constructor(
-    private readonly hooks: MessageLifecycleHooks,
+    private readonly bus: DomainEventBus,
     private readonly push: PushNotificationsService,
     private readonly recipients: PushRecipientsRepository,
     private readonly events: EventsService,
@@ -24,12 +25,12 @@ export class MessagePushHandler implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.hooks.onMessageSent(async (info) => {
-      await this.handle(info);
+    this.bus.subscribe(MessageSentEvent, async (event) => {
+      await this.handle(event);
     });
   }
 
-  async handle(info: MessageSentInfo): Promise<number> {
+  async handle(info: MessageSentEvent): Promise<number> {
     if (!this.push.enabled) return 0;
     const { realm, message } = info;
     const sender = info.users.get(message.senderId);

@@ -5,6 +5,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { ChannelAccessService } from '../channels/channel-access.service';
 import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
+import { type ClientEvent, realmUpdateDictEvent, realmUpdateEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -23,8 +24,6 @@ import {
 import { ParamErrors } from '../common/errors/param.errors';
 import { ChannelErrors } from '../channels/channel.errors';
 
-type Event = { type: string } & Record<string, unknown>;
-
 /** Entity properties of the scalar settings PATCH /realm supports. */
 const PROPERTY: Record<string, keyof Realm> = {
   allow_message_editing: 'allowMessageEditing',
@@ -36,6 +35,9 @@ const PROPERTY: Record<string, keyof Realm> = {
   name: 'name',
   topics_policy: 'topicsPolicy',
 };
+
+/** A scalar realm setting's value. */
+type RealmValue = string | number | boolean | null;
 
 /** Settings whose events use the update_dict form for historical reasons (do_set_realm_property). */
 const UPDATE_DICT_SETTINGS = new Set(['allow_message_editing', 'message_content_edit_limit_seconds']);
@@ -75,16 +77,14 @@ export class RealmAdminService {
     const result = await runInTransaction(this.dataSource, async () => {
       const recipients = await this.repository.activeUserIds(realm.id);
       const changes: Partial<Realm> = {};
-      const set = (name: string, value: unknown, event: Event, response: unknown) => {
+      const set = (name: string, value: RealmValue, event: ClientEvent, response: unknown) => {
         (changes as Record<string, unknown>)[PROPERTY[name]] = value;
         (realm as unknown as Record<string, unknown>)[PROPERTY[name]] = value;
         this.events.sendOnCommit(realm.id, event, recipients);
         data[name] = response;
       };
-      const propertyEvent = (name: string, value: unknown): Event =>
-        UPDATE_DICT_SETTINGS.has(name)
-          ? { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } }
-          : { type: 'realm', op: 'update', property: name, value };
+      const propertyEvent = (name: string, value: RealmValue): ClientEvent =>
+        UPDATE_DICT_SETTINGS.has(name) ? realmUpdateDictEvent({ [name]: value }) : realmUpdateEvent(name, value);
 
       // "unlimited" limits are applied first, as Zulip's parse_and_set_setting_value_if_required does.
       for (const name of TIME_LIMIT_SETTINGS) {
@@ -92,10 +92,10 @@ export class RealmAdminService {
           set(name, null, propertyEvent(name, null), null);
       }
       // The other settings, in Zulip's (alphabetical) parameter order.
-      const scalar: Array<[string, unknown]> = [
+      const scalar: Array<[string, RealmValue | undefined]> = [
         ['allow_message_editing', args.allow_message_editing],
         ['description', description],
-        ...TIME_LIMIT_SETTINGS.map((n): [string, unknown] => [n, limits.get(n) ?? undefined]),
+        ...TIME_LIMIT_SETTINGS.map((n): [string, RealmValue | undefined] => [n, limits.get(n) ?? undefined]),
         ['name', args.name],
         ['topics_policy', args.topics_policy],
       ];
@@ -103,12 +103,10 @@ export class RealmAdminService {
       for (const [name, value] of scalar) {
         if (value === undefined || value === null || realm[PROPERTY[name]] === value) continue;
         if (name === 'topics_policy') {
-          const event: Event = {
-            type: 'realm',
-            op: 'update_dict',
-            property: 'default',
-            data: { topics_policy: value, mandatory_topics: value === 'disable_empty_topic' },
-          };
+          const event = realmUpdateDictEvent({
+            topics_policy: value,
+            mandatory_topics: value === 'disable_empty_topic',
+          });
           set(name, value, event, REALM_TOPICS_POLICIES[value as string]);
         } else {
           set(name, value, propertyEvent(name, value), typeof value === 'string' ? 'updated' : value);
@@ -135,11 +133,7 @@ export class RealmAdminService {
         realm[setting] = newId;
         await this.groupSettings.dropIfAnonymous(realm.id, currentId, newId);
         const value = await this.groupSettings.valueForApi(realm.id, newId);
-        this.events.sendOnCommit(
-          realm.id,
-          { type: 'realm', op: 'update_dict', property: 'default', data: { [setting]: value } },
-          recipients,
-        );
+        this.events.sendOnCommit(realm.id, realmUpdateDictEvent({ [setting]: value }), recipients);
         data[setting] = value;
       }
 
@@ -158,11 +152,7 @@ export class RealmAdminService {
           stored = stream.id;
         }
         await this.realms.updateRealm(realm.id, { moderationRequestChannelId: stored });
-        this.events.sendOnCommit(
-          realm.id,
-          { type: 'realm', op: 'update', property: 'moderation_request_channel_id', value: channelId },
-          recipients,
-        );
+        this.events.sendOnCommit(realm.id, realmUpdateEvent('moderation_request_channel_id', channelId), recipients);
         data.moderation_request_channel_id = channelId;
       }
       return data;

@@ -6,9 +6,10 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Role } from '../common/roles';
 import { runInTransaction } from '../database/transaction';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { MessageAccessService } from '../messaging/message-access.service';
-import { MessageLifecycleHooks } from '../messaging/message-lifecycle.hooks';
+import { MessageSentEvent } from '../messaging/messaging.domain-events';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
 import type { ReceivedFile } from './upload-body';
 import { uploadContentType } from './upload-names';
@@ -32,15 +33,15 @@ export class UploadsService implements OnModuleInit {
     private readonly repo: AttachmentsRepository,
     private readonly store: UploadStore,
     private readonly events: EventsService,
-    private readonly hooks: MessageLifecycleHooks,
+    private readonly bus: DomainEventBus,
     private readonly access: MessageAccessService,
   ) {}
 
   /** Keep the publicity caches of a message's attachments current after each send. */
   onModuleInit(): void {
-    this.hooks.onMessageSent(async (info) => {
+    this.bus.subscribe(MessageSentEvent, async (event) => {
       // Only messages that link uploads can change a file's visibility.
-      if (info.hasAttachment) await this.repo.refreshPublicityForMessage(info.message.id);
+      if (event.hasAttachment) await this.repo.refreshPublicityForMessage(event.message.id);
     });
   }
 
@@ -69,7 +70,7 @@ export class UploadsService implements OnModuleInit {
         // The file goes into place last: a failure before COMMIT leaves neither row nor file.
         await this.store.place(file.path, pathId);
         placed = true;
-        const dict = await this.repo.dictOf(inserted.id);
+        const dict = (await this.repo.dictOf(inserted.id))!;
         const used = await this.repo.realmUsage(auth.realm.id);
         this.events.sendOnCommit(
           auth.realm.id,

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { runInTransaction } from '../database/transaction';
 import { onUniqueViolation } from '../common/errors/unique-violation';
+import type { NavigationViewUpdateEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { NavigationView } from './navigation-view.entity';
 import { NavigationViewsRepository } from './navigation-views.repository';
@@ -87,7 +88,7 @@ export class NavigationViewsService {
         throw NavigationViewErrors.alreadyExists();
       }
       const view = await this.viewOrNotFound(userId, fragment);
-      const data: Record<string, string | boolean> = {};
+      const data: NavigationViewUpdateEvent['data'] = {};
       const values: Partial<NavigationView> = {};
       if (name !== undefined) {
         values.name = name;

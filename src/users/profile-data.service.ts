@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { realmUserUpdateEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { CustomProfileField } from '../realm/custom-profile-field.entity';
 import { FieldType, isRenderableFieldType } from '../realm/custom-profile-fields.policy';
@@ -110,7 +111,7 @@ export class ProfileDataService {
   ): void {
     this.events.sendOnCommit(
       realmId,
-      { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: field } },
+      realmUserUpdateEvent({ user_id: userId, custom_profile_field: field }),
       recipients,
     );
   }

@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { onCommit, runInTransaction } from '../database/transaction';
+import { realmUserUpdateEvent, userGroupMembersEvent, type ClientEvent } from '../events/client-events';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -16,7 +18,7 @@ import { ProfileDataEntry } from './profile-values.policy';
 import { canSeeDeliveryEmail, EmailVisibility, gravatarUrl, userDict } from './user-format';
 import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
 import { UserProfile } from './user.entity';
-import { UserLifecycleHooks } from './user-lifecycle.hooks';
+import { UserReactivatedEvent } from './users.domain-events';
 import { UsersRepository } from './users.repository';
 import { isValidEmail, UsersService } from './users.service';
 import { UserErrors } from './user.errors';
@@ -30,8 +32,6 @@ export interface UpdateUserInput {
   profileData?: ProfileDataEntry[];
   role?: number;
 }
-
-type Event = { type: string } & Record<string, unknown>;
 
 /**
  * What administrators do to other users (zerver/views/users.py): update name, role, custom
@@ -48,7 +48,7 @@ export class UserAdminService {
     private readonly realms: RealmService,
     private readonly auth: AuthService,
     private readonly events: EventsService,
-    private readonly lifecycle: UserLifecycleHooks,
+    private readonly bus: DomainEventBus,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -63,7 +63,7 @@ export class UserAdminService {
     return (await this.repository.activeUsersInRealm(realmId)).map((u) => u.id);
   }
 
-  private send(realmId: number, event: Event, userIds: number[]): void {
+  private send(realmId: number, event: ClientEvent, userIds: number[]): void {
     this.events.sendOnCommit(realmId, event, userIds);
   }
 
@@ -99,7 +99,7 @@ export class UserAdminService {
           await this.repository.update(target.id, { fullName: name });
           this.send(
             realmId,
-            { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: name } },
+            realmUserUpdateEvent({ user_id: target.id, full_name: name }),
             await this.recipients(realmId),
           );
           this.invalidateAfterCommit(target.id);
@@ -124,7 +124,7 @@ export class UserAdminService {
     const oldRole = target.role;
     await this.repository.update(target.id, { role });
     const recipients = await this.recipients(realmId);
-    this.send(realmId, { type: 'realm_user', op: 'update', person: { user_id: target.id, role } }, recipients);
+    this.send(realmId, realmUserUpdateEvent({ user_id: target.id, role }), recipients);
     const system = await this.groupSettings.systemGroupIds(realmId);
     const oldGroups = roleGroupsFor(oldRole).map((n) => system.get(n)!);
     const newGroups = roleGroupsFor(role).map((n) => system.get(n)!);
@@ -134,31 +134,15 @@ export class UserAdminService {
     const [oldPrimary] = oldGroups;
     const [newPrimary] = newGroups;
     if (oldPrimary !== newPrimary) {
-      this.send(
-        realmId,
-        { type: 'user_group', op: 'remove_members', group_id: oldPrimary, user_ids: [target.id] },
-        recipients,
-      );
-      this.send(
-        realmId,
-        { type: 'user_group', op: 'add_members', group_id: newPrimary, user_ids: [target.id] },
-        recipients,
-      );
+      this.send(realmId, userGroupMembersEvent('remove_members', oldPrimary, [target.id]), recipients);
+      this.send(realmId, userGroupMembersEvent('add_members', newPrimary, [target.id]), recipients);
     }
     const wasFull = oldGroups.includes(fullMembers);
     const isFull = newGroups.includes(fullMembers);
     if (wasFull && !isFull) {
-      this.send(
-        realmId,
-        { type: 'user_group', op: 'remove_members', group_id: fullMembers, user_ids: [target.id] },
-        recipients,
-      );
+      this.send(realmId, userGroupMembersEvent('remove_members', fullMembers, [target.id]), recipients);
     } else if (!wasFull && isFull) {
-      this.send(
-        realmId,
-        { type: 'user_group', op: 'add_members', group_id: fullMembers, user_ids: [target.id] },
-        recipients,
-      );
+      this.send(realmId, userGroupMembersEvent('add_members', fullMembers, [target.id]), recipients);
     }
     target.role = role;
     this.invalidateAfterCommit(target.id);
@@ -175,36 +159,24 @@ export class UserAdminService {
     const users = await this.repository.activeUsersInRealm(realm.id);
     const visibility = target.settings.email_address_visibility;
     const seeing = users.filter((u) => u.id === target.id || canSeeDeliveryEmail(u.role, visibility)).map((u) => u.id);
-    this.send(
-      realm.id,
-      { type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: newEmail } },
-      seeing,
-    );
+    this.send(realm.id, realmUserUpdateEvent({ user_id: target.id, delivery_email: newEmail }), seeing);
     const all = users.map((u) => u.id);
     if (target.avatarSource === 'G') {
       const url = gravatarUrl(newEmail, target.avatarVersion);
       this.send(
         realm.id,
-        {
-          type: 'realm_user',
-          op: 'update',
-          person: {
-            user_id: target.id,
-            avatar_source: target.avatarSource,
-            avatar_url: url,
-            avatar_url_medium: `${url}&s=500`,
-            avatar_version: target.avatarVersion,
-          },
-        },
+        realmUserUpdateEvent({
+          user_id: target.id,
+          avatar_source: target.avatarSource,
+          avatar_url: url,
+          avatar_url_medium: `${url}&s=500`,
+          avatar_version: target.avatarVersion,
+        }),
         all,
       );
     }
     if (visibility === EmailVisibility.EVERYONE) {
-      this.send(
-        realm.id,
-        { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } },
-        all,
-      );
+      this.send(realm.id, realmUserUpdateEvent({ user_id: target.id, new_email: newEmail }), all);
     }
     this.invalidateAfterCommit(target.id);
   }
@@ -231,7 +203,7 @@ export class UserAdminService {
       if (target.isActive) throw UserErrors.alreadyActive();
       await this.setActive(realmId, target, true);
       // Subscriber lists dropped the user at deactivation; other modules announce the return.
-      await this.lifecycle.userReactivated(realmId, target.id);
+      await this.bus.publish(new UserReactivatedEvent(realmId, target.id));
     });
   }
 
@@ -242,11 +214,7 @@ export class UserAdminService {
   private async setActive(realmId: number, user: UserProfile, active: boolean): Promise<void> {
     await this.repository.update(user.id, { isActive: active });
     const recipients = await this.recipients(realmId);
-    this.send(
-      realmId,
-      { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: active } },
-      recipients,
-    );
+    this.send(realmId, realmUserUpdateEvent({ user_id: user.id, is_active: active }), recipients);
     if (user.isBot) {
       // Those who administer the bot (bot_owner_user_ids: administrators and the owner) keep
       // it in realm_bots: a realm_bot update tells them (feature level 222).
@@ -261,11 +229,7 @@ export class UserAdminService {
     }
     if (active) {
       for (const groupId of await this.groups.namedGroupIdsWithDirectMember(user.id)) {
-        this.send(
-          realmId,
-          { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: [user.id] },
-          recipients,
-        );
+        this.send(realmId, userGroupMembersEvent('add_members', groupId, [user.id]), recipients);
       }
     }
     this.invalidateAfterCommit(user.id);
@@ -300,21 +264,17 @@ export class UserAdminService {
         profile_data: {},
       });
       const recipients = users.map((u) => u.id);
-      this.events.sendOnCommit(
-        realm.id,
-        { type: 'realm_user', op: 'add', person: person(user.id) },
-        recipients,
-        (_queue, userId) => ({ type: 'realm_user', op: 'add', person: person(userId) }),
-      );
+      // Each recipient sees the new user as their role allows (delivery_email).
+      this.events.sendOnCommitPerQueue(realm.id, 'realm_user', recipients, (_queue, userId) => ({
+        type: 'realm_user',
+        op: 'add',
+        person: person(userId),
+      }));
       // do_create_user: the new user joins its role's system groups (role:members, then
       // role:fullmembers), announced like any membership change.
       const system = await this.groupSettings.systemGroupIds(realm.id);
       for (const name of roleGroupsFor(user.role)) {
-        this.send(
-          realm.id,
-          { type: 'user_group', op: 'add_members', group_id: system.get(name)!, user_ids: [user.id] },
-          recipients,
-        );
+        this.send(realm.id, userGroupMembersEvent('add_members', system.get(name)!, [user.id]), recipients);
       }
       return user.id;
     });

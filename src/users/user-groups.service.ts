@@ -5,6 +5,12 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { onUniqueViolation } from '../common/errors/unique-violation';
+import {
+  type ClientEvent,
+  userGroupMembersEvent,
+  userGroupSubgroupsEvent,
+  userGroupUpdateEvent,
+} from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS } from '../realm/system-groups';
@@ -164,12 +170,7 @@ export class UserGroupsService {
             // The creator may add any subgroups while creating the group.
             const direct = await this.accessSubgroups(realmId, subgroups);
             await this.membership.addSubgroups(id, direct);
-            await this.sendToRealm(realmId, {
-              type: 'user_group',
-              op: 'add_subgroups',
-              group_id: id,
-              direct_subgroup_ids: direct,
-            });
+            await this.sendToRealm(realmId, userGroupSubgroupsEvent('add_subgroups', id, direct));
           }
           return id;
         }),
@@ -307,7 +308,7 @@ export class UserGroupsService {
     const existing = new Set(await this.membership.directActiveMemberIds(group.id));
     for (const id of users) if (existing.has(id)) throw UserGroupErrors.alreadyMember(id);
     await this.membership.addMembers(group.id, users);
-    await this.sendToRealm(realmId, { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: users });
+    await this.sendToRealm(realmId, userGroupMembersEvent('add_members', group.id, users));
   }
 
   private async removeMembers(auth: AuthContext, groupId: number, userIds: number[]): Promise<void> {
@@ -319,7 +320,7 @@ export class UserGroupsService {
       if (!existing.has(id)) throw UserGroupErrors.notAMember(id);
     }
     await this.membership.removeMembers(group.id, users);
-    await this.sendToRealm(realmId, { type: 'user_group', op: 'remove_members', group_id: group.id, user_ids: users });
+    await this.sendToRealm(realmId, userGroupMembersEvent('remove_members', group.id, users));
   }
 
   private async addSubgroups(auth: AuthContext, groupId: number, subgroupIds: number[]): Promise<void> {
@@ -335,12 +336,7 @@ export class UserGroupsService {
       throw UserGroupErrors.alreadySubgroupOfSubgroup(group.id);
     }
     await this.membership.addSubgroups(group.id, direct);
-    await this.sendToRealm(realmId, {
-      type: 'user_group',
-      op: 'add_subgroups',
-      group_id: group.id,
-      direct_subgroup_ids: direct,
-    });
+    await this.sendToRealm(realmId, userGroupSubgroupsEvent('add_subgroups', group.id, direct));
   }
 
   private async removeSubgroups(auth: AuthContext, groupId: number, subgroupIds: number[]): Promise<void> {
@@ -352,12 +348,7 @@ export class UserGroupsService {
       if (!existing.has(id)) throw UserGroupErrors.notASubgroup(id);
     }
     await this.membership.removeSubgroups(group.id, direct);
-    await this.sendToRealm(realmId, {
-      type: 'user_group',
-      op: 'remove_subgroups',
-      group_id: group.id,
-      direct_subgroup_ids: direct,
-    });
+    await this.sendToRealm(realmId, userGroupSubgroupsEvent('remove_subgroups', group.id, direct));
   }
 
   /** PATCH /user_groups/{id} (edit_user_group). */
@@ -377,24 +368,19 @@ export class UserGroupsService {
         if (clash && clash.id !== group.id) throw UserGroupErrors.alreadyExists(name);
         await this.membership.updateGroup(group.id, { name });
         group.name = name;
-        await this.sendToRealm(realmId, { type: 'user_group', op: 'update', group_id: group.id, data: { name } });
+        await this.sendToRealm(realmId, userGroupUpdateEvent(group.id, { name }));
       }
       const description = input.description === undefined ? undefined : replaceNul(input.description);
       if (description !== undefined && description !== group.description) {
         await this.membership.updateGroup(group.id, { description });
-        await this.sendToRealm(realmId, {
-          type: 'user_group',
-          op: 'update',
-          group_id: group.id,
-          data: { description },
-        });
+        await this.sendToRealm(realmId, userGroupUpdateEvent(group.id, { description }));
       }
       if (input.deactivated === false && group.deactivated) {
         await this.membership.updateGroup(group.id, { deactivated: false });
         group.deactivated = false;
         const fresh = (await this.membership.findGroupInRealm(realmId, group.id))!;
         const dict = (await this.query.groupDicts(realmId, [fresh]))[0];
-        const update = { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: false } };
+        const update = userGroupUpdateEvent(group.id, { deactivated: false });
         // Clients that keep deactivated groups update their copy; the others learn the group anew.
         this.events.sendOnCommit(realmId, update, await this.membership.allActiveUserIdsInRealm(realmId), (queue) =>
           queue.options.clientCapabilities.include_deactivated_groups === true
@@ -421,12 +407,10 @@ export class UserGroupsService {
         await this.membership.updateGroup(group.id, { [property]: newId });
         (group as unknown as Record<string, number>)[property] = newId;
         await this.groupSettings.dropIfAnonymous(realmId, currentId, newId);
-        await this.sendToRealm(realmId, {
-          type: 'user_group',
-          op: 'update',
-          group_id: group.id,
-          data: { [setting]: await this.groupSettings.valueForApi(realmId, newId) },
-        });
+        await this.sendToRealm(
+          realmId,
+          userGroupUpdateEvent(group.id, { [setting]: await this.groupSettings.valueForApi(realmId, newId) }),
+        );
       }
     });
   }
@@ -443,14 +427,11 @@ export class UserGroupsService {
       await this.membership.updateGroup(group.id, { deactivated: true });
       const recipients = await this.membership.allActiveUserIdsInRealm(realmId);
       // Clients that can show deactivated groups learn the new state; the others forget the group.
-      this.events.sendOnCommit(
-        realmId,
-        { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } },
-        recipients,
-        (queue) =>
-          queue.options.clientCapabilities.include_deactivated_groups === true
-            ? { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } }
-            : { type: 'user_group', op: 'remove', group_id: group.id },
+      const update = userGroupUpdateEvent(group.id, { deactivated: true });
+      this.events.sendOnCommit(realmId, update, recipients, (queue) =>
+        queue.options.clientCapabilities.include_deactivated_groups === true
+          ? update
+          : { type: 'user_group', op: 'remove', group_id: group.id },
       );
     });
   }
@@ -502,7 +483,7 @@ export class UserGroupsService {
     return ids.includes(userId);
   }
 
-  private async sendToRealm(realmId: number, event: { type: string } & Record<string, unknown>): Promise<void> {
+  private async sendToRealm(realmId: number, event: ClientEvent): Promise<void> {
     const recipients = await this.membership.allActiveUserIdsInRealm(realmId);
     this.events.sendOnCommit(realmId, event, recipients);
   }

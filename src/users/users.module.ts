@@ -12,7 +12,6 @@ import { NavigationViewsService } from './navigation-views.service';
 import { ProfileDataService } from './profile-data.service';
 import { ProfileValuesRepository } from './profile-values.repository';
 import { UserAdminService } from './user-admin.service';
-import { UserLifecycleHooks } from './user-lifecycle.hooks';
 import { CanCreateGroupsGuard } from './user-guards';
 import { UserGroupsController } from './user-groups.controller';
 import { UserGroupsQueryService } from './user-groups-query.service';
@@ -36,7 +35,6 @@ import { UsersService } from './users.service';
     ProfileDataService,
     UsersService,
     UserAdminService,
-    UserLifecycleHooks,
     NavigationViewsService,
     CanCreateGroupsGuard,
   ],
@@ -49,7 +47,6 @@ import { UsersService } from './users.service';
     UserGroupsService,
     ProfileDataService,
     NavigationViewsService,
-    UserLifecycleHooks,
   ],
 })
 export class UsersModule {}

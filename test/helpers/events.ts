@@ -1,3 +1,5 @@
+import type { ClientEvent } from '../../src/events/client-events';
+import type { EventCustomizer, QueueInfo } from '../../src/events/events.service';
 import type { TestApp } from './test-app';
 
 export interface Queue {
@@ -30,4 +32,20 @@ export async function drainEvents(t: TestApp, q: Queue): Promise<Array<Record<st
   const events = (res.body as { events: Array<Record<string, unknown> & { id: number }> }).events;
   if (events.length > 0) q.lastEventId = events[events.length - 1].id;
   return events.filter((e) => e.type !== 'heartbeat');
+}
+
+/**
+ * A synthetic event (a made-up type such as `foundation_test`) for tests of the queue machinery
+ * itself. The server's own events are typed by ClientEvent (src/events/client-events.ts); these
+ * are not, so they are cast at this one place.
+ */
+export function syntheticEvent(event: { type: string } & Record<string, unknown>): ClientEvent {
+  return event as unknown as ClientEvent;
+}
+
+/** A per-queue customizer returning synthetic events (see {@link syntheticEvent}). */
+export function syntheticCustomizer(
+  customize: ((queue: QueueInfo, userId: number) => { type: string } & Record<string, unknown>) | undefined,
+): EventCustomizer | undefined {
+  return customize && ((queue, userId) => syntheticEvent(customize(queue, userId)));
 }

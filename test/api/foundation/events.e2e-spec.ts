@@ -2,7 +2,7 @@
  * GET /events and DELETE /events (zerver/tornado/views.py, event_queue.py), and delivery of
  * events only after the transaction that produced them commits.
  */
-import { drainEvents, registerQueue } from '../../helpers/events';
+import { drainEvents, registerQueue, syntheticEvent } from '../../helpers/events';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { runInTransaction } from '../../../src/database/transaction';
@@ -29,7 +29,7 @@ describe('event queues', () => {
 
   /** Sends an event to `userIds` outside any transaction and lets delivery finish. */
   async function send(event: ZulipEvent, userIds: number[] = [HAMLET_ID]): Promise<void> {
-    events().sendOnCommit(realmId, event, userIds);
+    events().sendOnCommit(realmId, syntheticEvent(event), userIds);
     await tick();
   }
 
@@ -168,7 +168,7 @@ describe('event queues', () => {
 
     it('does not deliver to queues of the same user id in another realm', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
-      events().sendOnCommit(realmId + 1000, { type: TEST_TYPE }, [HAMLET_ID]);
+      events().sendOnCommit(realmId + 1000, syntheticEvent({ type: TEST_TYPE }), [HAMLET_ID]);
       await tick();
       expect(await drainEvents(t, q)).toEqual([]);
     });
@@ -202,7 +202,7 @@ describe('event queues', () => {
     it('a parked poll is woken by an event', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       const { response: poll } = await startPoll(q.queueId);
-      events().sendOnCommit(realmId, { type: TEST_TYPE, woke: true }, [HAMLET_ID]);
+      events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, woke: true }), [HAMLET_ID]);
       const res = await poll;
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '', events: [{ type: TEST_TYPE, woke: true, id: 0 }] });
@@ -219,8 +219,8 @@ describe('event queues', () => {
     it('an event of a type the queue did not register for does not wake the poll', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       const { response: poll } = await startPoll(q.queueId);
-      events().sendOnCommit(realmId, { type: 'other_type' }, [HAMLET_ID]);
-      events().sendOnCommit(realmId, { type: TEST_TYPE, n: 2 }, [HAMLET_ID]);
+      events().sendOnCommit(realmId, syntheticEvent({ type: 'other_type' }), [HAMLET_ID]);
+      events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, n: 2 }), [HAMLET_ID]);
       const res = await poll;
       expect(res.body.events).toEqual([{ type: TEST_TYPE, n: 2, id: 0 }]);
     });
@@ -244,7 +244,7 @@ describe('event queues', () => {
     it('an event sent inside a transaction arrives only after COMMIT', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       await runInTransaction(t.dataSource, async (manager) => {
-        events().sendOnCommit(realmId, { type: TEST_TYPE, phase: 'tx' }, [HAMLET_ID]);
+        events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, phase: 'tx' }), [HAMLET_ID]);
         await manager.query('SELECT 1');
         await tick();
         expect(await drainEvents(t, q)).toEqual([]);
@@ -257,7 +257,7 @@ describe('event queues', () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       await expect(
         runInTransaction(t.dataSource, async () => {
-          events().sendOnCommit(realmId, { type: TEST_TYPE, phase: 'rolled back' }, [HAMLET_ID]);
+          events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, phase: 'rolled back' }), [HAMLET_ID]);
           throw new Error('rollback');
         }),
       ).rejects.toThrow('rollback');
@@ -272,7 +272,7 @@ describe('event queues', () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       await runInTransaction(t.dataSource, async () => {
         await runInTransaction(t.dataSource, async () => {
-          events().sendOnCommit(realmId, { type: TEST_TYPE, phase: 'inner' }, [HAMLET_ID]);
+          events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, phase: 'inner' }), [HAMLET_ID]);
         });
         await tick();
         expect(await drainEvents(t, q)).toEqual([]);

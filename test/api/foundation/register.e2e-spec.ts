@@ -1,6 +1,7 @@
 /**
  * POST /register (zerver/views/events_register.py, zerver/lib/events.py fetch_initial_state_data).
  */
+import { syntheticCustomizer, syntheticEvent } from '../../helpers/events';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { EventsService } from '../../../src/events/events.service';
@@ -41,10 +42,10 @@ describe('POST /register', () => {
   /** Sends `event` to Hamlet's queues now (no transaction), and lets delivery finish. */
   const deliver = async (
     event: { type: string } & Record<string, unknown>,
-    customize?: Parameters<EventsService['sendOnCommit']>[3],
+    customize?: Parameters<typeof syntheticCustomizer>[0],
   ) => {
     const realm = (await t.app.get(RealmService).findByStringId('zulip'))!;
-    t.app.get(EventsService).sendOnCommit(realm.id, event, [10], customize);
+    t.app.get(EventsService).sendOnCommit(realm.id, syntheticEvent(event), [10], syntheticCustomizer(customize));
     await new Promise((resolve) => setImmediate(resolve));
   };
 

@@ -6,6 +6,7 @@
  * skipped with a warning.
  */
 import type { AddressInfo } from 'node:net';
+import { syntheticEvent } from '../../helpers/events';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { DEMO_PASSWORD } from '../../../src/seed/demo-realm';
 import { EventsService } from '../../../src/events/events.service';
@@ -89,7 +90,7 @@ describeWithZulipJs('zulip-js client', () => {
     const poll = client.events.retrieve({ queue_id: reg.queue_id, last_event_id: -1 }) as Promise<any>;
     await entered;
     const realm = (await t.app.get(RealmService).findByStringId('zulip'))!;
-    service.sendOnCommit(realm.id, { type: TEST_TYPE, hello: 'zulip-js' }, [HAMLET_ID]);
+    service.sendOnCommit(realm.id, syntheticEvent({ type: TEST_TYPE, hello: 'zulip-js' }), [HAMLET_ID]);
     const res = await poll;
     expect(res).toMatchObject({ result: 'success', events: [{ type: TEST_TYPE, hello: 'zulip-js', id: 0 }] });
     const next = await client.events.retrieve({ queue_id: reg.queue_id, last_event_id: 0, dont_block: true });

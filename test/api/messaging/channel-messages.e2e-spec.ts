@@ -25,7 +25,7 @@ type Msg = {
   type: string;
 };
 
-/** What messaging does when channels change (the channels module's lifecycle hooks). */
+/** What messaging does when channels change (its subscribers of the channels module's domain events). */
 describe('channel lifecycle messages', () => {
   let t: TestApp;
   let hamlet: number;

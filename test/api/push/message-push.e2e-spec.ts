@@ -1,8 +1,8 @@
 /**
- * Sending a message pushes it to recipients' phones: the send path's lifecycle hook, the
+ * Sending a message pushes it to recipients' phones: the MessageSentEvent subscriber, the
  * notifiability decision on real settings, and delivery to our APNs/FCM stand-in.
  */
-import { MessageLifecycleHooks } from '../../../src/messaging/message-lifecycle.hooks';
+import { DomainEventBus } from '../../../src/events/domain-event-bus';
 import { PushNotificationsService } from '../../../src/push/push-notifications.service';
 import { PushProviderServer } from '../../helpers/push-provider-server';
 import { registerQueue } from '../../helpers/events';
@@ -48,8 +48,8 @@ describe('push notifications for sent messages', () => {
       .type('form')
       .send(form);
     expect(res.status).toBe(200);
-    // The hook runs after commit, off the request; wait for it and for delivery to drain.
-    await t.app.get(MessageLifecycleHooks).whenIdle();
+    // The subscriber runs after commit, off the request; wait for it and for delivery to drain.
+    await t.app.get(DomainEventBus).whenIdle();
     await push.whenIdle();
     return res.body.id as number;
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
-import { MessageLifecycleHooks } from '../../../src/messaging/message-lifecycle.hooks';
+import { DomainEventBus } from '../../../src/events/domain-event-bus';
 import {
   call,
   CORDELIA,
@@ -85,7 +85,7 @@ describe('uploads: POST /user_uploads, GET /user_uploads/..., /attachments', () 
     const dir = join(uploadsDir, '.incoming');
     return existsSync(dir) ? readdirSync(dir) : [];
   };
-  const settle = () => t.app.get(MessageLifecycleHooks).whenIdle();
+  const settle = () => t.app.get(DomainEventBus).whenIdle();
 
   it('stores one file under <realm>/<24 random>/<sanitized name> with a row, and answers {uri, url, filename}', async () => {
     const res = await upload(HAMLET, 'my report (final) v2.txt', 'hello world');

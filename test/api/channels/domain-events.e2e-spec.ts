@@ -1,11 +1,12 @@
 import {
-  ChannelLifecycleHandler,
-  ChannelLifecycleHooks,
-  ChannelNoticeEvent,
+  type AnyChannelChangedEvent,
+  CHANNEL_CHANGED_EVENTS,
   ChannelsCreatedEvent,
+  EmptyTopicOnlyRequestedEvent,
   SubscribedByOthersEvent,
-  SubscriptionsRemovedEvent,
-} from '../../../src/channels/channel-lifecycle.hooks';
+  UsersLeftChannelsEvent,
+} from '../../../src/channels/channels.domain-events';
+import { DomainEventBus } from '../../../src/events/domain-event-bus';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { call, channelId, expectError, expectSuccess, userId } from './helpers';
 
@@ -14,27 +15,27 @@ const OTHELLO = 'othello@zulip.com';
 const IAGO = 'iago@zulip.com';
 const DESDEMONA = 'desdemona@zulip.com';
 
-/** Records what the messaging module will be told (it registers the real handler). */
-class Recorder implements ChannelLifecycleHandler {
+/**
+ * Records what channels publish for the messaging module (which subscribes too and posts the
+ * real notices). Subscribed inside the transaction, like messaging.
+ */
+class Recorder {
   created: ChannelsCreatedEvent[] = [];
   subscribed: SubscribedByOthersEvent[] = [];
-  removed: SubscriptionsRemovedEvent[] = [];
-  notices: ChannelNoticeEvent[] = [];
+  removed: UsersLeftChannelsEvent[] = [];
+  notices: AnyChannelChangedEvent[] = [];
   namedTopics = false;
-  async onChannelsCreated(e: ChannelsCreatedEvent) {
-    this.created.push(e);
-  }
-  async onSubscribedByOthers(e: SubscribedByOthersEvent) {
-    this.subscribed.push(e);
-  }
-  async onSubscriptionsRemoved(e: SubscriptionsRemovedEvent) {
-    this.removed.push(e);
-  }
-  async onChannelNotice(e: ChannelNoticeEvent) {
-    this.notices.push(e);
-  }
-  async channelHasNamedTopics() {
-    return this.namedTopics;
+  subscribeTo(bus: DomainEventBus) {
+    bus.subscribeInTransaction(ChannelsCreatedEvent, (e) => void this.created.push(e));
+    bus.subscribeInTransaction(SubscribedByOthersEvent, (e) => void this.subscribed.push(e));
+    bus.subscribeInTransaction(UsersLeftChannelsEvent, (e) => void this.removed.push(e));
+    for (const type of CHANNEL_CHANGED_EVENTS) {
+      bus.subscribeInTransaction(type, (e: AnyChannelChangedEvent) => void this.notices.push(e));
+    }
+    // Stands in for messaging's answer: "the channel has messages in named topics".
+    bus.subscribeInTransaction(EmptyTopicOnlyRequestedEvent, (e) => {
+      if (this.namedTopics) e.namedTopicsFound = true;
+    });
   }
   reset() {
     this.created = [];
@@ -44,14 +45,14 @@ class Recorder implements ChannelLifecycleHandler {
   }
 }
 
-describe('channel lifecycle hooks (for the messaging module)', () => {
+describe('channel domain events (for the messaging module)', () => {
   let t: TestApp;
   const recorder = new Recorder();
   let ids: Record<string, number>;
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT: 'off' });
-    t.app.get(ChannelLifecycleHooks).register(recorder);
+    recorder.subscribeTo(t.app.get(DomainEventBus));
     ids = {};
     for (const e of [HAMLET, OTHELLO, IAGO, DESDEMONA, 'default-bot@zulip.com']) ids[e] = await userId(t, e);
   });

@@ -1,0 +1,332 @@
+/**
+ * Every variant of ClientEvent (src/events/client-events.ts), produced by the real code path
+ * through the HTTP API, matches Zulip's OpenAPI `/events` schema.
+ *
+ * PRODUCERS is a Record keyed by ClientEventKey (`type/op`, or `type`), so `npm run lint` fails
+ * when a variant is added to the union without a producer here (or a producer names a variant
+ * the union does not have). Each producer's action runs with an event queue of the observer for
+ * two client profiles (every capability / none, so the per-client forms are produced too); every
+ * event that arrives is validated on its own, and the producer's variant must be among them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ClientEventKey, clientEventKey } from '../../../src/events/client-events';
+import { EventsService } from '../../../src/events/events.service';
+import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { startTestApp, TestApp } from '../../helpers/test-app';
+import {
+  call,
+  channelId,
+  CORDELIA,
+  DESDEMONA,
+  groupId,
+  HAMLET,
+  IAGO,
+  ok,
+  OTHELLO,
+  PROSPERO,
+  register,
+  userId,
+} from './helpers';
+
+const ZOE = 'ZOE@zulip.com';
+
+const PROFILES = {
+  modern: {
+    apply_markdown: true,
+    client_gravatar: true,
+    include_subscribers: 'true',
+    client_capabilities: {
+      notification_settings_null: true,
+      bulk_message_deletion: true,
+      user_avatar_url_field_optional: false,
+      stream_typing_notifications: true,
+      user_settings_object: true,
+      include_deactivated_groups: true,
+      empty_topic_name: true,
+      archived_channels: true,
+      user_list_incomplete: true,
+    },
+  },
+  legacy: { apply_markdown: false, client_gravatar: false },
+};
+
+type Queues = Record<keyof typeof PROFILES, string>;
+
+interface Producer {
+  /** Whose queues receive the event (HAMLET unless said). */
+  observer?: string;
+  action: (queues: Queues) => Promise<unknown>;
+}
+
+type Event = Record<string, unknown> & { type: string; id: number };
+
+describe('client events: every variant of the union matches Zulip’s OpenAPI /events schema', () => {
+  let t: TestApp;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'zulip-client-events-'));
+    t = await startTestApp({
+      DATA_DIR: dataDir,
+      UPLOADS_DIR: join(dataDir, 'files'),
+      EVENTS_HEARTBEAT_MS: '10',
+      EVENTS_HEARTBEAT_JITTER_MS: '0',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Ids made by one producer and used by later ones. */
+  const made: Record<string, number> = {};
+
+  const send = (as: string, params: Record<string, unknown>) => ok(t, 'post', '/messages', as, params);
+  const verona = () => channelId(t, 'Verona');
+
+  const PRODUCERS: Record<ClientEventKey, Producer> = {
+    // ---- realm
+    'realm/update': { action: () => ok(t, 'patch', '/realm', DESDEMONA, { name: 'Zulip Events' }) },
+    'realm/update_dict': {
+      action: () => ok(t, 'patch', '/realm', DESDEMONA, { message_content_edit_limit_seconds: 1200 }),
+    },
+    'realm_user_settings_defaults/update': {
+      action: () => ok(t, 'patch', '/realm/user_settings_defaults', IAGO, { enter_sends: false }),
+    },
+    custom_profile_fields: {
+      action: () => ok(t, 'post', '/realm/profile_fields', IAGO, { name: 'Pet', field_type: 1, hint: 'A pet' }),
+    },
+    // ---- users
+    'realm_user/add': {
+      action: () =>
+        ok(t, 'post', '/users', IAGO, { email: 'events@zulip.com', password: 'secret-123', full_name: 'Eve Ents' }),
+    },
+    'realm_user/update': {
+      action: async () => {
+        const othello = await userId(t, OTHELLO);
+        await ok(t, 'patch', `/users/${othello}`, IAGO, { full_name: 'Othello, the Moor', role: 300 });
+        const pet = ((await ok(t, 'get', '/realm/profile_fields', HAMLET)).custom_fields as Array<{ id: number }>)
+          .map((f) => f.id)
+          .sort((a, b) => b - a)[0];
+        await ok(t, 'patch', `/users/${othello}`, IAGO, { profile_data: [{ id: pet, value: 'a cat' }] });
+        // delivery_email, new_email and the avatar (gravatar) of an email change.
+        await ok(t, 'patch', `/users/${await userId(t, PROSPERO)}`, IAGO, { new_email: 'prospero2@zulip.com' });
+        await ok(t, 'delete', `/users/${await userId(t, CORDELIA)}`, IAGO);
+        await ok(t, 'post', `/users/${await userId(t, CORDELIA)}/reactivate`, IAGO);
+      },
+    },
+    'realm_bot/update': {
+      observer: IAGO,
+      // Deactivating a bot's owner deactivates the bot: its administrators hear of it.
+      action: async () => ok(t, 'delete', `/users/${await userId(t, ZOE)}`, DESDEMONA),
+    },
+    'navigation_view/add': {
+      action: () =>
+        ok(t, 'post', '/navigation_views', HAMLET, { fragment: 'narrow/is/alerted', is_pinned: true, name: 'Alerts' }),
+    },
+    'navigation_view/update': {
+      action: () => ok(t, 'patch', '/navigation_views/narrow/is/alerted', HAMLET, { is_pinned: false }),
+    },
+    'navigation_view/remove': { action: () => ok(t, 'delete', '/navigation_views/narrow/is/alerted', HAMLET) },
+    // ---- user groups
+    'user_group/add': {
+      action: async () => {
+        const body = await ok(t, 'post', '/user_groups/create', IAGO, {
+          name: 'eventful',
+          description: 'Events',
+          members: [await userId(t, HAMLET)],
+        });
+        made.group = body.group_id as number;
+      },
+    },
+    'user_group/update': {
+      action: async () => {
+        await ok(t, 'patch', `/user_groups/${made.group}`, IAGO, { description: 'Eventful' });
+        const admins = await groupId(t, 'role:administrators');
+        await ok(t, 'patch', `/user_groups/${made.group}`, IAGO, { can_mention_group: { new: admins } });
+      },
+    },
+    'user_group/add_members': {
+      action: async () =>
+        ok(t, 'post', `/user_groups/${made.group}/members`, IAGO, { add: [await userId(t, OTHELLO)] }),
+    },
+    'user_group/remove_members': {
+      action: async () =>
+        ok(t, 'post', `/user_groups/${made.group}/members`, IAGO, { delete: [await userId(t, OTHELLO)] }),
+    },
+    'user_group/add_subgroups': {
+      action: async () =>
+        ok(t, 'post', `/user_groups/${made.group}/subgroups`, IAGO, { add: [await groupId(t, 'hamletcharacters')] }),
+    },
+    'user_group/remove_subgroups': {
+      action: async () =>
+        ok(t, 'post', `/user_groups/${made.group}/subgroups`, IAGO, {
+          delete: [await groupId(t, 'hamletcharacters')],
+        }),
+    },
+    // Clients without include_deactivated_groups forget a deactivated group.
+    'user_group/remove': { action: () => ok(t, 'post', `/user_groups/${made.group}/deactivate`, IAGO) },
+    // ---- channels and subscriptions
+    'stream/create': {
+      action: async () => {
+        await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+          subscriptions: [{ name: 'Eventide', description: 'Events' }],
+          principals: [await userId(t, OTHELLO)],
+        });
+        made.channel = await channelId(t, 'Eventide');
+      },
+    },
+    'stream/update': {
+      action: async () => {
+        await ok(t, 'patch', `/streams/${made.channel}`, IAGO, { description: 'More **events**' });
+        await ok(t, 'patch', `/streams/${made.channel}`, IAGO, {
+          is_web_public: false,
+          history_public_to_subscribers: true,
+        });
+      },
+    },
+    default_streams: {
+      action: () => ok(t, 'patch', `/streams/${made.channel}`, IAGO, { is_default_stream: true }),
+    },
+    'subscription/add': {
+      action: () => ok(t, 'post', '/users/me/subscriptions', HAMLET, { subscriptions: [{ name: 'Eventide' }] }),
+    },
+    'subscription/update': {
+      action: () =>
+        ok(t, 'post', '/users/me/subscriptions/properties', HAMLET, {
+          subscription_data: [
+            { stream_id: made.channel, property: 'color', value: '#123456' },
+            { stream_id: made.channel, property: 'is_muted', value: true },
+            { stream_id: made.channel, property: 'desktop_notifications', value: true },
+          ],
+        }),
+    },
+    'subscription/peer_add': {
+      action: () => ok(t, 'post', '/users/me/subscriptions', CORDELIA, { subscriptions: [{ name: 'Eventide' }] }),
+    },
+    'subscription/peer_remove': {
+      action: () => ok(t, 'delete', '/users/me/subscriptions', CORDELIA, { subscriptions: ['Eventide'] }),
+    },
+    'subscription/remove': {
+      action: () => ok(t, 'delete', '/users/me/subscriptions', HAMLET, { subscriptions: ['Eventide'] }),
+    },
+    // Clients without archived_channels see an archived channel disappear.
+    'stream/delete': { action: () => ok(t, 'delete', `/streams/${made.channel}`, IAGO) },
+    user_topic: {
+      action: async () =>
+        ok(t, 'post', '/user_topics', HAMLET, { stream_id: await verona(), topic: 'lunch', visibility_policy: 1 }),
+    },
+    muted_topics: {
+      action: async () =>
+        ok(t, 'post', '/user_topics', HAMLET, { stream_id: await verona(), topic: '', visibility_policy: 1 }),
+    },
+    'channel_folder/add': {
+      action: async () => {
+        const body = await ok(t, 'post', '/channel_folders/create', IAGO, { name: 'Acts', description: 'Drama' });
+        made.folder = body.channel_folder_id as number;
+      },
+    },
+    'channel_folder/update': {
+      action: () => ok(t, 'patch', `/channel_folders/${made.folder}`, IAGO, { description: 'More **drama**' }),
+    },
+    // ---- messages
+    message: {
+      action: async () => {
+        made.message = (
+          await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'events', content: 'hi @**King Hamlet**' })
+        ).id as number;
+        await send(OTHELLO, { type: 'direct', to: [await userId(t, HAMLET)], content: 'psst' });
+      },
+    },
+    update_message: {
+      action: async () => {
+        await ok(t, 'patch', `/messages/${made.message}`, OTHELLO, { content: 'hello **Hamlet**' });
+        await ok(t, 'patch', `/messages/${made.message}`, OTHELLO, { topic: '', propagate_mode: 'change_all' });
+      },
+    },
+    'update_message_flags/add': {
+      action: () => ok(t, 'post', '/messages/flags', HAMLET, { messages: [made.message], op: 'add', flag: 'read' }),
+    },
+    'update_message_flags/remove': {
+      action: () => ok(t, 'post', '/messages/flags', HAMLET, { messages: [made.message], op: 'remove', flag: 'read' }),
+    },
+    'reaction/add': {
+      action: () => ok(t, 'post', `/messages/${made.message}/reactions`, OTHELLO, { emoji_name: 'smile' }),
+    },
+    'reaction/remove': {
+      action: () => ok(t, 'delete', `/messages/${made.message}/reactions`, OTHELLO, { emoji_name: 'smile' }),
+    },
+    delete_message: {
+      action: async () => {
+        await ok(t, 'delete', `/messages/${made.message}`, IAGO);
+        const dm = (await send(OTHELLO, { type: 'direct', to: [await userId(t, HAMLET)], content: 'bye' })).id;
+        await ok(t, 'delete', `/messages/${String(dm)}`, OTHELLO);
+      },
+    },
+    'typing/start': {
+      action: async () => {
+        await ok(t, 'post', '/typing', OTHELLO, { op: 'start', to: [await userId(t, HAMLET)] });
+        await ok(t, 'post', '/typing', OTHELLO, {
+          type: 'stream',
+          op: 'start',
+          stream_id: await verona(),
+          topic: 'events',
+        });
+      },
+    },
+    'typing/stop': {
+      action: async () => ok(t, 'post', '/typing', OTHELLO, { op: 'stop', to: [await userId(t, HAMLET)] }),
+    },
+    // ---- uploads
+    'attachment/add': {
+      action: async () => {
+        const res = await t
+          .http()
+          .post('/api/v1/user_uploads')
+          .auth(...(await t.auth(HAMLET)))
+          .attach('file', Buffer.from('hello'), { filename: 'events.txt', contentType: 'text/plain' });
+        if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
+        const attachments = (await ok(t, 'get', '/attachments', HAMLET)).attachments as Array<{ id: number }>;
+        made.attachment = attachments[attachments.length - 1].id;
+      },
+    },
+    'attachment/remove': { action: () => ok(t, 'delete', `/attachments/${made.attachment}`, HAMLET) },
+    // ---- the queue itself: a long-poll with nothing to report ends with a heartbeat.
+    heartbeat: {
+      action: async (queues) => {
+        const res = await call(t, 'get', '/events', HAMLET, { queue_id: queues.modern, last_event_id: -1 });
+        if (res.status !== 200) throw new Error(`GET /events: ${res.status} ${JSON.stringify(res.body)}`);
+      },
+    },
+  };
+
+  /** Every event in the queue, heartbeats included, without acknowledging any. */
+  async function allEvents(email: string, queueId: string): Promise<Event[]> {
+    await t.app.get(EventsService).flush();
+    const res = await call(t, 'get', '/events', email, { queue_id: queueId, last_event_id: -1, dont_block: true });
+    if (res.status !== 200) throw new Error(`GET /events: ${res.status} ${JSON.stringify(res.body)}`);
+    return (res.body as { events: Event[] }).events;
+  }
+
+  it.each(Object.entries(PRODUCERS))('%s', async (key, producer) => {
+    const observer = producer.observer ?? HAMLET;
+    const queues: Queues = {
+      modern: (await register(t, observer, PROFILES.modern)).queue_id as string,
+      legacy: (await register(t, observer, PROFILES.legacy)).queue_id as string,
+    };
+    await producer.action(queues);
+    const seen = new Set<string>();
+    for (const [profile, queueId] of Object.entries(queues)) {
+      for (const event of await allEvents(observer, queueId)) {
+        seen.add(clientEventKey(event));
+        try {
+          expectMatchesOpenApi('get', '/events', 200, { result: 'success', msg: '', events: [event] });
+        } catch (err) {
+          throw new Error(`${profile} queue, ${clientEventKey(event)}: ${(err as Error).message}`);
+        }
+      }
+    }
+    expect([...seen]).toContain(key);
+  });
+});
