@@ -20,7 +20,7 @@ import { basicAuth } from './lib/http';
 import { pickLoadGenerator, runLoad, type LoadGenerator, type LoadSpec } from './lib/loadgen';
 import { cpuSeconds, machineLoad } from './lib/proc';
 import { startCeiling, type RunningServer } from './lib/servers';
-import { log, setupEnvironment, snapshot, startBenchProduct, type Environment } from './lib/setup';
+import { log, quiesce, setupEnvironment, snapshot, startBenchProduct, type Environment } from './lib/setup';
 
 const HTTP_WORKLOADS = ['send', 'send1000', 'fetch', 'hello', 'streams', 'register'] as const;
 const OTHER_WORKLOADS = ['events', 'events-redis', 'queues'] as const;
@@ -190,7 +190,7 @@ function httpWorkloads(env: Environment, product: RunningServer, ceiling: Runnin
     {
       name: 'register',
       title: 'POST /register (full initial state)',
-      connections: 4,
+      connections: 1,
       product: { method: 'POST', url: p('/api/v1/register'), headers: { ...othelloAuth, ...form }, body: '' },
     },
   ];
@@ -204,12 +204,18 @@ async function measure(
   connections: number,
   opts: Options,
 ): Promise<Sample> {
+  const idle = await quiesce(env, server.child.pid);
+  if (idle > 3) log(`  (waited ${idle.toFixed(0)} s for ${server.name} and PostgreSQL to go idle)`);
   if (opts.warmup > 0) await runLoad(gen, { ...spec, connections, seconds: opts.warmup });
+  await quiesce(env, server.child.pid);
   const before = await snapshot(env, server.child.pid);
   const r = await runLoad(gen, { ...spec, connections, seconds: opts.seconds });
+  // The requests in flight when the load generator stopped (one per connection) still run to
+  // completion on the server: let them finish and count them in the CPU and statement figures.
+  await quiesce(env, server.child.pid, 5);
   const after = await snapshot(env, server.child.pid);
   // With no completed request the per-request figures are unknown.
-  const n = r.requests > 0 ? r.requests : NaN;
+  const n = r.requests > 0 ? r.requests + connections : NaN;
   return {
     rps: r.rps,
     p50ms: r.p50ms,

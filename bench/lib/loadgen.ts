@@ -4,10 +4,10 @@
  * autocannon (npm, a Node process). Each connection sends its next request as soon as the
  * previous response arrived.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './children';
+import { startChild, tempDir } from './children';
 
 export interface LoadSpec {
   method: 'GET' | 'POST';
@@ -43,13 +43,17 @@ function luaString(s: string): string {
 
 function collect(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = startChild('load generator', command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}: ${err}`))));
+    child.proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.proc.on('error', reject);
+    child.proc.on('exit', (code) => {
+      void child.stop();
+      if (code === 0) resolve(out);
+      else reject(new Error(`${command} exited ${code}: ${err}`));
+    });
   });
 }
 

@@ -77,6 +77,23 @@ export async function snapshot(env: Environment, serverPid: number): Promise<Sna
   };
 }
 
+/**
+ * Waits until the server process and PostgreSQL are idle (under 5 % of a core each over half a
+ * second), so a measurement does not pay for work left over from the previous one (requests
+ * abandoned by the load generator, autovacuum, checkpoints). Returns the seconds waited.
+ */
+export async function quiesce(env: Environment, serverPid: number, maxSeconds = 180): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const n0 = cpuSeconds(serverPid);
+    const p0 = clusterCpuSeconds(env.pg.postmasterPid());
+    await new Promise((r) => setTimeout(r, 500));
+    const busy = Math.max(cpuSeconds(serverPid) - n0, clusterCpuSeconds(env.pg.postmasterPid()) - p0);
+    const waited = (Date.now() - started) / 1000;
+    if (busy < 0.025 || waited > maxSeconds) return waited;
+  }
+}
+
 export async function resetStatements(env: Environment): Promise<void> {
   await env.stats.query('SELECT pg_stat_statements_reset()');
 }
