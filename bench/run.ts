@@ -12,11 +12,12 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { startChild, type Child } from './lib/children';
 import { startRedis } from './lib/cluster';
 import { benchEmail, benchKey } from './lib/data';
-import { basicAuth } from './lib/http';
+import { basicAuth, request } from './lib/http';
 import { pickLoadGenerator, runLoad, type LoadGenerator, type LoadSpec } from './lib/loadgen';
 import { cpuSeconds, machineLoad } from './lib/proc';
 import { startCeiling, type RunningServer } from './lib/servers';
@@ -227,6 +228,34 @@ async function measure(
     // The snapshot's own statement is not in the bench database; nothing to subtract.
     statements: (after.statements - before.statements) / n,
   };
+}
+
+const setupAgent = new http.Agent({ keepAlive: true });
+
+/** Statements of one request on an idle server (median of three). */
+async function statementsOfOneRequest(
+  env: Environment,
+  server: RunningServer,
+  spec: Omit<LoadSpec, 'connections' | 'seconds'>,
+): Promise<number> {
+  const counts: number[] = [];
+  const u = new URL(spec.url);
+  const form = spec.body !== undefined ? Object.fromEntries(new URLSearchParams(spec.body)) : undefined;
+  for (let i = 0; i < 3; i++) {
+    await quiesce(env, server.child.pid, 30);
+    const before = await snapshot(env, server.child.pid);
+    await request(
+      setupAgent,
+      u.port ? Number(u.port) : 80,
+      spec.method,
+      u.pathname + u.search,
+      spec.headers?.authorization ?? null,
+      form,
+    );
+    await quiesce(env, server.child.pid, 5);
+    counts.push((await snapshot(env, server.child.pid)).statements - before.statements);
+  }
+  return median(counts);
 }
 
 interface Summary {
@@ -474,11 +503,19 @@ async function main(): Promise<void> {
         }
       }
     }
+    // Exact statement counts: single requests on idle servers (load windows blur the edges).
+    const exact = new Map<string, { product: number; ceiling?: number }>();
+    for (const w of workloads) {
+      const product1 = await statementsOfOneRequest(env, product, w.product);
+      const ceiling1 = w.ceiling ? await statementsOfOneRequest(env, ceiling, w.ceiling) : undefined;
+      exact.set(w.name, { product: product1, ceiling: ceiling1 });
+      log(`${w.name}: ${product1} statements per request${ceiling1 === undefined ? '' : ` (ceiling ${ceiling1})`}`);
+    }
     await ceiling.stop();
     await product.stop();
     const results: Record<string, unknown> = {};
     lines.push(
-      '| Workload | Conns | Server | req/s | p50 ms | p99 ms | Node CPU µs/req | PG CPU µs/req | Statements/req | Ratio to ceiling | Errors |',
+      '| Workload | Conns | Server | req/s | p50 ms | p99 ms | Node CPU µs/req | PG CPU µs/req | Statements/req (load; one idle request) | Ratio to ceiling | Errors |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const w of workloads) {
@@ -486,14 +523,21 @@ async function main(): Promise<void> {
       const prod = summarise(s.product, w.rowsPerRequest);
       const ceil = s.ceiling.length ? summarise(s.ceiling, w.rowsPerRequest) : undefined;
       const ratio = ceil ? prod.rps / ceil.rps : undefined;
-      results[w.name] = { title: w.title, connections: w.connections, product: prod, ceiling: ceil, ratio };
+      const one = exact.get(w.name)!;
+      results[w.name] = {
+        title: w.title,
+        connections: w.connections,
+        product: { ...prod, statementsOneRequest: one.product },
+        ceiling: ceil && { ...ceil, statementsOneRequest: one.ceiling },
+        ratio,
+      };
       const rate = (x: Summary) => `${fmt(x.rps)}${x.rowsPerSec ? ` (${fmt(x.rowsPerSec / 1000)}k rows/s)` : ''}`;
       lines.push(
-        `| ${w.title} | ${w.connections} | ours | ${rate(prod)} | ${fmt(prod.p50ms, 1)} | ${fmt(prod.p99ms, 1)} | ${fmt(prod.nodeCpuUs)} | ${fmt(prod.pgCpuUs)} | ${fmt(prod.statements, 1)} | ${ratio === undefined ? '–' : fmt(ratio, 2)} | ${prod.errors} |`,
+        `| ${w.title} | ${w.connections} | ours | ${rate(prod)} | ${fmt(prod.p50ms, 1)} | ${fmt(prod.p99ms, 1)} | ${fmt(prod.nodeCpuUs)} | ${fmt(prod.pgCpuUs)} | ${fmt(prod.statements, 1)}; ${fmt(one.product)} | ${ratio === undefined ? '–' : fmt(ratio, 2)} | ${prod.errors} |`,
       );
       if (ceil) {
         lines.push(
-          `| | | ceiling | ${rate(ceil)} | ${fmt(ceil.p50ms, 1)} | ${fmt(ceil.p99ms, 1)} | ${fmt(ceil.nodeCpuUs)} | ${fmt(ceil.pgCpuUs)} | ${fmt(ceil.statements, 1)} | 1 | ${ceil.errors} |`,
+          `| | | ceiling | ${rate(ceil)} | ${fmt(ceil.p50ms, 1)} | ${fmt(ceil.p99ms, 1)} | ${fmt(ceil.nodeCpuUs)} | ${fmt(ceil.pgCpuUs)} | ${fmt(ceil.statements, 1)}; ${fmt(one.ceiling)} | 1 | ${ceil.errors} |`,
         );
       }
     }
@@ -557,6 +601,7 @@ async function main(): Promise<void> {
   );
   report.machineAfter = load1;
   await env.stats.end();
+  setupAgent.destroy();
   console.log(`\n${lines.join('\n')}\n`);
   const out =
     opts.json ??
