@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { tempDir } from './lib/children';
 import { basicAuth, request } from './lib/http';
 import { pickLoadGenerator, runLoad, type LoadSpec } from './lib/loadgen';
+import { cpuSeconds } from './lib/proc';
 import {
   log,
   resetStatements,
@@ -26,6 +27,9 @@ import {
   type Environment,
   type StatementStat,
 } from './lib/setup';
+
+/** dist/src/ of this build: the product the profile was taken of. */
+const OWN_SRC = join(__dirname, '..', 'src') + '/';
 
 interface CallFrame {
   functionName: string;
@@ -56,6 +60,9 @@ export function frameLibrary(f: CallFrame): string {
     return 'V8 builtins / native';
   }
   if (url.startsWith('node:')) return /http|net|stream|_tls|dns/.test(url) ? 'Node http/net/streams' : 'Node internals';
+  // Our compiled code, wherever this dist tree lives (even inside node_modules).
+  if (url.startsWith(OWN_SRC))
+    return `src/${url.slice(OWN_SRC.length).split('/').slice(0, 2).join('/')}`.replace(/\.js$/, '');
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (nm) {
     const pkg = nm[1];
@@ -135,6 +142,8 @@ export function frameConcern(f: CallFrame): string | null {
 export interface WindowSummary {
   requests: number;
   sampledMs: number;
+  /** Node CPU per request (/proc) when given, else busy sample time per request. */
+  cpuUsPerRequest: number;
   byLibrary: Array<{ name: string; usPerRequest: number; share: number }>;
   byConcern: Array<{ name: string; usPerRequest: number; share: number }>;
   inclusive: Array<{ name: string; usPerRequest: number; share: number }>;
@@ -146,7 +155,13 @@ export interface WindowSummary {
  * the innermost concern on its stack (a partition: the rows add up to the total), and inclusive
  * time per concern (a sample counts for every concern on its stack).
  */
-export function summariseWindow(profile: CpuProfile, t0: number, t1: number, requests: number): WindowSummary {
+export function summariseWindow(
+  profile: CpuProfile,
+  t0: number,
+  t1: number,
+  requests: number,
+  cpuUs?: number,
+): WindowSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -210,13 +225,17 @@ export function summariseWindow(profile: CpuProfile, t0: number, t1: number, req
     );
     for (const c of stack(id)) add(inclusive, c, dt);
   }
+  // Sample intervals are wall time: when the machine is oversubscribed the process is also
+  // charged for time it spent descheduled. Scale the busy samples to the CPU time /proc measured.
+  const scale = cpuUs !== undefined && total > 0 ? cpuUs / total : 1;
   const rows = (m: Map<string, number>) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
-      .map(([name, us]) => ({ name, usPerRequest: us / requests, share: us / total }));
+      .map(([name, us]) => ({ name, usPerRequest: (us * scale) / requests, share: us / total }));
   return {
     requests,
     sampledMs: total / 1000,
+    cpuUsPerRequest: (total * scale) / requests,
     byLibrary: rows(self),
     byConcern: rows(concern),
     // The framework and Node's http code are ancestors of every request's work: no inclusive row.
@@ -227,7 +246,7 @@ export function summariseWindow(profile: CpuProfile, t0: number, t1: number, req
 function table(title: string, s: WindowSummary, limit = 18): string {
   const row = (r: { name: string; usPerRequest: number; share: number }) =>
     `| ${r.name} | ${r.usPerRequest.toFixed(0)} | ${(r.share * 100).toFixed(1)} % |`;
-  const total = `| **total (busy samples)** | **${((s.sampledMs * 1000) / s.requests).toFixed(0)}** | 100 % |`;
+  const total = `| **total Node CPU** | **${s.cpuUsPerRequest.toFixed(0)}** | 100 % |`;
   return [
     `| ${title}: where the Node CPU goes (innermost concern on the stack) | µs per request | share |`,
     '|---|---|---|',
@@ -353,6 +372,7 @@ async function main(): Promise<void> {
     requests: number;
     stats: StatementStat[];
     anchor: RegExp;
+    cpuUs: number;
   }> = [];
   for (const [name, spec, anchor] of [
     ['send', send, /^\s*WITH m AS \(\s*INSERT INTO message/],
@@ -361,11 +381,13 @@ async function main(): Promise<void> {
     log(`profiling ${name}: warm-up, then ${seconds} s at ${spec.connections} connections`);
     await runLoad(gen, { ...spec, seconds: 3 });
     await resetStatements(env);
+    const cpu0 = cpuSeconds(product.child.pid);
     const t0 = hrUs();
     const r = await runLoad(gen, spec);
     const t1 = hrUs();
+    const cpuUs = (cpuSeconds(product.child.pid) - cpu0) * 1e6;
     const stats = await statementStats(env);
-    windows.push({ name, t0, t1, requests: r.requests, stats, anchor });
+    windows.push({ name, t0, t1, requests: r.requests, stats, anchor, cpuUs });
     log(`  ${r.requests} requests, ${r.rps.toFixed(0)} req/s, p99 ${r.p99ms} ms, ${r.errors} errors`);
   }
   await product.stop();
@@ -388,10 +410,10 @@ async function main(): Promise<void> {
   const sections: string[] = [];
   const report: Record<string, unknown> = { date: new Date().toISOString(), data: env.data, windows: {} };
   for (const w of windows) {
-    const s = summariseWindow(profile, w.t0, w.t1, w.requests);
+    const s = summariseWindow(profile, w.t0, w.t1, w.requests, w.cpuUs);
     (report.windows as Record<string, unknown>)[w.name] = { ...s, statements: w.stats, requests: w.requests };
     sections.push(
-      `### ${w.name}: Node CPU per request (${w.requests} requests, ${(s.sampledMs / 1000).toFixed(1)} s of busy samples)`,
+      `### ${w.name}: Node CPU per request (${w.requests} requests; ${(w.cpuUs / 1e6).toFixed(1)} s of Node CPU over ${(s.sampledMs / 1000).toFixed(1)} s of busy samples)`,
       '',
       table(w.name, s),
       '',
