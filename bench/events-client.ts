@@ -68,6 +68,8 @@ function poll(q: Queue, i: number): Promise<void> {
       },
     );
     req.on('error', () => {
+      // A poll that failed (connection refused or reset) still counts as answered, and as written.
+      resolveWritten();
       pollErrors++;
       arrivals[i] = process.hrtime.bigint();
       onArrival?.();

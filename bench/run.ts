@@ -308,7 +308,13 @@ function startEventsClient(): EventsClient {
     call(msg) {
       return new Promise((resolve, reject) => {
         const id = ++next;
-        pending.set(id, (r) => (r.ok ? resolve(r) : reject(new Error(String(r.error)))));
+        // Nothing the client does should take half an hour: fail rather than hang.
+        const timer = setTimeout(() => reject(new Error(`events client: ${String(msg.cmd)} timed out`)), 1_800_000);
+        pending.set(id, (r) => {
+          clearTimeout(timer);
+          if (r.ok) resolve(r);
+          else reject(new Error(String(r.error)));
+        });
         proc.send({ id, ...msg });
       });
     },
@@ -377,6 +383,8 @@ async function eventsWorkload(
       latencies.push(...out.latencies);
       expected += out.expected;
       errors += out.errors + (out.timedOut ? 1 : 0);
+      if (out.errors > 0 || out.timedOut)
+        log(`  round ${r}: ${out.errors} failed polls${out.timedOut ? ', timed out' : ''}`);
       sendMs.push(out.sendMs);
       cpu += cpu1 - cpu0;
       eventLoopMax = Math.max(eventLoopMax, eld.maxMs);
