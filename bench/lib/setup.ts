@@ -4,10 +4,9 @@
  * helpers to measure CPU and statements over a window.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { tempDir } from './children';
 import { startPgCluster, type PgCluster } from './cluster';
 import { buildBenchData, type BenchData } from './data';
 import { clusterCpuSeconds, cpuSeconds } from './proc';
@@ -37,7 +36,10 @@ export async function setupEnvironment(opts: {
   if (!existsSync(join(__dirname, '..', '..', 'src', 'main.js'))) {
     throw new Error('dist/src/main.js is missing: run `npm run build` first (npm run bench does).');
   }
-  const logDir = tempDir('zulip-bench-logs-');
+  // Server logs are kept (bench/results/ is not committed) for looking into failures afterwards.
+  const logDir = join(process.cwd(), 'bench', 'results', `logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(logDir, { recursive: true });
+  log(`server logs in ${logDir}`);
   const pg = await startPgCluster({ log });
   await pg.query('postgres', `CREATE DATABASE ${DB_NAME}`);
   const dbUrl = pg.url(DB_NAME);
