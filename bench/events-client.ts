@@ -1,0 +1,174 @@
+/**
+ * The long-poll side of the event benchmarks, in its own process (started by the benchmark with
+ * an IPC channel) so that its work does not run on the benchmark's event loop:
+ *
+ *   {cmd: 'register', port, users, concurrency}  one event queue per user (POST /register for
+ *                                                message events only, no initial state)
+ *   {cmd: 'prime', port, users, concurrency}     one cheap authenticated request per user
+ *   {cmd: 'park'}                                a GET /events long-poll on every queue
+ *   {cmd: 'send', sender, channel}               posts one message, waits for every parked
+ *                                                poll to answer; latencies from the send
+ *
+ * Latency of a delivery = time from just before the POST /messages request is written to the
+ * arrival of the long-poll's response headers (CLOCK_MONOTONIC in this process).
+ */
+import http from 'node:http';
+import { basicAuth, forEachLimit, request } from './lib/http';
+
+interface User {
+  email: string;
+  key: string;
+}
+
+type Command =
+  | { cmd: 'register'; port: number; users: User[]; concurrency: number }
+  | { cmd: 'prime'; port: number; users: User[]; concurrency: number }
+  | { cmd: 'park' }
+  | { cmd: 'send'; sender: User; channel: string; topic: string }
+  | { cmd: 'exit' };
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+let port = 0;
+interface Queue {
+  auth: string;
+  queueId: string;
+  lastEventId: number;
+}
+let queues: Queue[] = [];
+/** Resolvers of the parked polls of the current round: called with the response time. */
+let arrivals: Array<bigint | null> = [];
+let onArrival: (() => void) | null = null;
+let pollErrors = 0;
+
+function poll(q: Queue, i: number): Promise<void> {
+  return new Promise((resolveWritten) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'GET',
+        path: `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastEventId}`,
+        agent,
+        headers: { authorization: q.auth },
+      },
+      (res) => {
+        arrivals[i] = process.hrtime.bigint();
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events?: Array<{ id: number }> };
+            for (const e of body.events ?? []) q.lastEventId = Math.max(q.lastEventId, e.id);
+            if (res.statusCode !== 200) pollErrors++;
+          } catch {
+            pollErrors++;
+          }
+          onArrival?.();
+        });
+      },
+    );
+    req.on('error', () => {
+      // A poll that failed (connection refused or reset) still counts as answered, and as written.
+      resolveWritten();
+      pollErrors++;
+      arrivals[i] = process.hrtime.bigint();
+      onArrival?.();
+    });
+    req.on('finish', () => resolveWritten());
+    req.end();
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function handle(msg: Command): Promise<Record<string, unknown>> {
+  switch (msg.cmd) {
+    case 'register': {
+      port = msg.port;
+      const started = Date.now();
+      const made: Queue[] = new Array<Queue>(msg.users.length);
+      let failures = 0;
+      await forEachLimit(msg.users, msg.concurrency, async (u, i) => {
+        const auth = basicAuth(u.email, u.key);
+        const r = await request(agent, port, 'POST', '/api/v1/register', auth, {
+          event_types: '["message"]',
+          fetch_event_types: '[]',
+        });
+        if (r.status !== 200) {
+          failures++;
+          if (failures === 1) console.error(`register failed: ${JSON.stringify(r.body)}`);
+          return;
+        }
+        made[i] = { auth, queueId: r.body.queue_id as string, lastEventId: r.body.last_event_id as number };
+      });
+      queues = made.filter(Boolean);
+      return { registered: queues.length, failures, seconds: (Date.now() - started) / 1000 };
+    }
+    case 'prime': {
+      port = msg.port;
+      let failures = 0;
+      await forEachLimit(msg.users, msg.concurrency, async (u) => {
+        const r = await request(agent, port, 'GET', '/api/v1/users/me', basicAuth(u.email, u.key));
+        if (r.status !== 200) failures++;
+      });
+      return { failures };
+    }
+    case 'park': {
+      arrivals = queues.map(() => null);
+      pollErrors = 0;
+      await Promise.all(queues.map((q, i) => poll(q, i)));
+      return { parked: queues.length };
+    }
+    case 'send': {
+      const expected = queues.length;
+      const done = new Promise<void>((resolve) => {
+        let count = 0;
+        onArrival = () => {
+          if (++count >= expected) resolve();
+        };
+      });
+      const t0 = process.hrtime.bigint();
+      const sent = await request(agent, port, 'POST', '/api/v1/messages', basicAuth(msg.sender.email, msg.sender.key), {
+        type: 'stream',
+        to: msg.channel,
+        topic: msg.topic,
+        content: 'An event benchmark message',
+      });
+      const sendMs = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (sent.status !== 200) throw new Error(`send failed: ${JSON.stringify(sent.body)}`);
+      const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 120_000));
+      const outcome = await Promise.race([done, timeout]);
+      onArrival = null;
+      const latencies = arrivals
+        .filter((a): a is bigint => a !== null)
+        .map((a) => Number(a - t0) / 1e6)
+        .sort((a, b) => a - b);
+      return {
+        sendMs,
+        delivered: latencies.length,
+        expected,
+        timedOut: outcome === 'timeout',
+        errors: pollErrors,
+        p50ms: percentile(latencies, 50),
+        p99ms: percentile(latencies, 99),
+        maxMs: latencies[latencies.length - 1] ?? 0,
+        latencies,
+      };
+    }
+    case 'exit':
+      agent.destroy();
+      setImmediate(() => process.exit(0));
+      return {};
+  }
+}
+
+process.on('message', (msg: Command & { id: number }) => {
+  handle(msg).then(
+    (reply) => process.send!({ id: msg.id, ok: true, ...reply }),
+    (err: unknown) => process.send!({ id: msg.id, ok: false, error: String(err) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
