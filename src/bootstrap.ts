@@ -8,10 +8,16 @@ import express, { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
 import { AppModule } from './app.module';
 import { AppConfig } from './common/config/config';
-import { Errors } from './common/errors/zulip-error';
+import { Errors, ZulipError } from './common/errors/zulip-error';
 import { setRequestId, ZulipRequest } from './common/http/request-params';
 import { captureRoutes } from './common/http/routes';
-import { fileUploadBodyParser, isFileUploadRequest } from './uploads/upload-body';
+import {
+  countMultipartBytes,
+  installHttpServerLimits,
+  limitRequestBodies,
+  parseMultipartWithin,
+} from './common/http/body-limits';
+import { isFileUploadRequest, uploadBodyLimit } from './uploads/upload-body';
 
 const LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[]> = {
   error: ['fatal', 'error'],
@@ -26,7 +32,8 @@ const MAX_FIELDS = 1000;
 /**
  * Request parsing as Zulip does it: urlencoded and multipart form bodies for every method
  * (simple, non-extended parsing; explicit size limits), query strings, and the POST `method`
- * override. POST /api/v1/user_uploads has its own multipart parser (src/uploads/upload-body.ts).
+ * override. Every body is bounded (common/http/body-limits.ts); POST /api/v1/user_uploads reads its
+ * multipart body in its handler, once the caller is authenticated (src/uploads/upload-body.ts).
  */
 function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   const limit = config.maxBodyBytes;
@@ -34,20 +41,33 @@ function installBodyParsing(app: NestExpressApplication, config: AppConfig): voi
     setRequestId(req as ZulipRequest, randomBytes(6).toString('hex'));
     next();
   });
+  const isMultipart = (req: Request) => String(req.headers['content-type'] ?? '').startsWith('multipart/form-data');
+  const isForm = (req: Request) => isMultipart(req) || req.is('application/x-www-form-urlencoded') !== false;
+  // An upload's body is read by its handler, after authentication (src/uploads/upload-body.ts).
+  const isUpload = (req: Request) => isFileUploadRequest(req) && isMultipart(req);
+  app.use(
+    limitRequestBodies({
+      limitFor: (req) => (isUpload(req) ? uploadBodyLimit(config) : limit),
+      parsedLater: (req) => isForm(req),
+    }),
+  );
   app.use(express.urlencoded({ extended: false, limit, parameterLimit: MAX_FIELDS }));
-  const form = multer({ limits: { fieldSize: limit, fields: MAX_FIELDS, files: 0, fileSize: 0 } }).none();
-  const fileUpload = fileUploadBodyParser(config, MAX_FIELDS);
+  const form = multer({
+    limits: { fieldSize: limit, fields: MAX_FIELDS, parts: MAX_FIELDS, files: 0, fileSize: 0 },
+    streamHandler: countMultipartBytes,
+  } as multer.Options).none();
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return next();
     // Files are accepted by POST /api/v1/user_uploads only; every other route refuses them.
-    if (isFileUploadRequest(req)) return fileUpload(req, res, next);
-    form(req, res, (err?: unknown) => {
+    if (!isMultipart(req) || isUpload(req)) return next();
+    parseMultipartWithin(form, limit, req, res, (err?: unknown) => {
       if (!err) return next();
       const code = (err as { code?: string }).code;
       next(
-        code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE'
-          ? Errors.payloadTooLarge()
-          : Errors.badRequest('Malformed multipart body'),
+        err instanceof ZulipError
+          ? err
+          : code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE'
+            ? Errors.payloadTooLarge()
+            : Errors.badRequest('Malformed multipart body'),
       );
     });
   });
@@ -90,6 +110,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('etag', false);
+  installHttpServerLimits(app.getHttpServer());
   installBodyParsing(app, config);
   defaultStatus200(app);
   app.enableShutdownHooks();

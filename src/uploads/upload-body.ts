@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import multer from 'multer';
 import type { AppConfig } from '../common/config/config';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
+import { countMultipartBytes, parseMultipartWithin } from '../common/http/body-limits';
 
 /** The one route that accepts files in a multipart body. */
 export function isFileUploadRequest(req: Request): boolean {
@@ -30,16 +31,30 @@ export function tooLargeMessage(mib: number): string {
   return `File is larger than this server's configured maximum upload size (${mib} MiB).`;
 }
 
+/** Largest body of an upload request: the largest file plus room for the multipart framing. */
+export function uploadBodyLimit(config: AppConfig): number {
+  return config.maxFileUploadSizeMib * 1024 * 1024 + config.maxBodyBytes;
+}
+
+/** Most form fields an upload request may carry besides its file. */
+const MAX_UPLOAD_FIELDS = 1000;
+
 /**
  * Multipart parsing for POST /user_uploads: at most one file under any field name, no larger
  * than MAX_FILE_UPLOAD_SIZE_MIB, streamed to a per-request temporary directory under
  * UPLOADS_DIR (so the final move is a rename). The directory and anything left in it are
  * removed when the response ends, whatever happened.
+ *
+ * The upload handler calls this once the caller is authenticated (and rate-limited): nothing
+ * of an anonymous upload is read, let alone written to disk. The body as a whole is capped at
+ * {@link uploadBodyLimit} (by Content-Length before, by counted bytes while reading).
  */
-export function fileUploadBodyParser(config: AppConfig, fields: number): RequestHandler {
+export function receiveUpload(req: Request, res: Response, config: AppConfig): Promise<void> {
+  // Anything else was read (and dropped) before routing; it holds no file.
+  if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return Promise.resolve();
   const tempRoot = join(resolve(config.uploadsDir), '.incoming');
   const maxBytes = config.maxFileUploadSizeMib * 1024 * 1024;
-  return (req: Request, res: Response, next: NextFunction) => {
+  return new Promise<void>((accept, reject) => {
     const dir = join(tempRoot, randomBytes(12).toString('hex'));
     let cleaned = false;
     const cleanup = () => {
@@ -52,7 +67,7 @@ export function fileUploadBodyParser(config: AppConfig, fields: number): Request
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
-      return next(err);
+      return reject(err instanceof Error ? err : new Error(String(err)));
     }
     const storage = multer.diskStorage({
       destination: dir,
@@ -62,16 +77,23 @@ export function fileUploadBodyParser(config: AppConfig, fields: number): Request
       storage,
       // File names arrive as UTF-8 (browsers, zulip-js, the mobile apps).
       defParamCharset: 'utf8',
-      limits: { fieldSize: config.maxBodyBytes, fields, files: 1, fileSize: maxBytes },
-    }).any();
-    parse(req, res, (err?: unknown) => {
-      if (!err) return next();
+      limits: {
+        fieldSize: config.maxBodyBytes,
+        fields: MAX_UPLOAD_FIELDS,
+        files: 1,
+        parts: MAX_UPLOAD_FIELDS + 1,
+        fileSize: maxBytes,
+      },
+      streamHandler: countMultipartBytes,
+    } as multer.Options).any();
+    parseMultipartWithin(parse, uploadBodyLimit(config), req, res, (err?: unknown) => {
+      if (!err) return accept();
       const code = (err as { code?: string }).code;
-      if (code === 'LIMIT_FILE_COUNT') return next(Errors.badRequest('You may only upload one file at a time'));
-      if (code === 'LIMIT_FILE_SIZE') return next(Errors.badRequest(tooLargeMessage(config.maxFileUploadSizeMib)));
-      if (code === 'LIMIT_FIELD_VALUE') return next(Errors.payloadTooLarge());
-      if (err instanceof ZulipError) return next(err);
-      next(Errors.badRequest('Malformed multipart body'));
+      if (err instanceof ZulipError) return reject(err);
+      if (code === 'LIMIT_FILE_COUNT') return reject(Errors.badRequest('You may only upload one file at a time'));
+      if (code === 'LIMIT_FILE_SIZE') return reject(Errors.badRequest(tooLargeMessage(config.maxFileUploadSizeMib)));
+      if (code === 'LIMIT_FIELD_VALUE') return reject(Errors.payloadTooLarge());
+      reject(Errors.badRequest('Malformed multipart body'));
     });
-  };
+  });
 }
