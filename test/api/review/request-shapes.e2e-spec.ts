@@ -68,26 +68,34 @@ describe('JSON parameters with Object.prototype keys never give a 500', () => {
     ['post', '/realm/profile_fields', { name: 'f', field_type: 3 }, ['field_data']],
   ];
 
-  it.each(['constructor', '__proto__', 'toString'])('keys named %s: Zulip envelope on every endpoint', async (key) => {
-    const failures: string[] = [];
-    const shapes = prototypeShapes().filter((s) => s.includes(JSON.stringify(key)));
-    for (const [method, path, base, params] of endpoints()) {
-      for (const param of params) {
-        for (const shape of shapes) {
-          const res = await call(t, method, path, IAGO, { ...base, [param]: shape });
-          const body = res.body as { result?: unknown; msg?: unknown; code?: unknown };
-          if (res.status >= 500 || (res.status >= 400 && (body.result !== 'error' || typeof body.code !== 'string'))) {
-            failures.push(`${method} ${path} ${param}=${shape} → ${res.status} ${JSON.stringify(res.body)}`);
+  it.each(['constructor', '__proto__', 'toString'])(
+    'keys named %s: Zulip envelope on every endpoint',
+    async (key) => {
+      const failures: string[] = [];
+      const shapes = prototypeShapes().filter((s) => s.includes(JSON.stringify(key)));
+      for (const [method, path, base, params] of endpoints()) {
+        for (const param of params) {
+          for (const shape of shapes) {
+            const res = await call(t, method, path, IAGO, { ...base, [param]: shape });
+            const body = res.body as { result?: unknown; msg?: unknown; code?: unknown };
+            if (
+              res.status >= 500 ||
+              (res.status >= 400 && (body.result !== 'error' || typeof body.code !== 'string'))
+            ) {
+              failures.push(`${method} ${path} ${param}=${shape} → ${res.status} ${JSON.stringify(res.body)}`);
+            }
           }
         }
       }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+    120_000,
+  );
 
   it('every other prototype-named key, on the endpoints the issue names', async () => {
     const failures: string[] = [];
-    const shapes = prototypeShapes();
+    // Two shapes per key (top level and nested in a list) keep this under a few hundred requests.
+    const shapes = prototypeShapes().filter((_, i) => i % 5 < 2);
     for (const [method, path, base, params] of endpoints().slice(0, 13)) {
       for (const shape of shapes) {
         const res = await call(t, method, path, IAGO, { ...base, [params[0]]: shape });
@@ -95,7 +103,7 @@ describe('JSON parameters with Object.prototype keys never give a 500', () => {
       }
     }
     expect(failures).toEqual([]);
-  });
+  }, 120_000);
 
   it('a boolean parameter holding {"constructor": …} is "not a boolean"', async () => {
     const res = await call(t, 'post', '/messages', IAGO, {
