@@ -1,4 +1,4 @@
-// Type-aware lint (ARCHITECTURE.md "Habits"): floating/misused promises, eqeqeq, exhaustive switches.
+// Type-aware lint (docs/DECISIONS.md): floating/misused promises, eqeqeq, exhaustive switches.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';

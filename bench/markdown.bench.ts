@@ -5,7 +5,7 @@
  *
  * Renders a mixed corpus for a bounded time (default 5 s after a 1 s
  * warm-up) and prints messages per second and per-message latency.  The
- * corpus is Zulip's Markdown test cases (when shared/reference is present)
+ * corpus is Zulip's Markdown test cases (test/fixtures/zulip/markdown-cases.json)
  * plus generated chat messages shaped like real traffic: mostly short
  * prose, with mentions, emoji, links, code, lists and quotes mixed in.
  */
@@ -14,14 +14,16 @@ import * as path from 'path';
 import { collectReferences, renderMarkdown } from '../src/markdown';
 import { demoRealmContext } from '../src/markdown/testing/demo-realm';
 
+/** The imported cases, found from the checkout's root (the nearest package.json: run from bench/ or dist/bench/). */
 function findCasesFile(): string | null {
   let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    const candidate = path.join(dir, 'shared', 'reference', 'markdown-cases.json');
-    if (fs.existsSync(candidate)) return candidate;
-    dir = path.dirname(dir);
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
   }
-  return null;
+  const candidate = path.join(dir, 'test', 'fixtures', 'zulip', 'markdown-cases.json');
+  return fs.existsSync(candidate) ? candidate : null;
 }
 
 function loadCaseInputs(): string[] {

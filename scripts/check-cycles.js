@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Fails when the modules under src/ import each other in a cycle (ARCHITECTURE.md: the module
+// Fails when the modules under src/ import each other in a cycle (docs/DECISIONS.md: the module
 // dependencies form a DAG). Reads import statements; resolves relative paths only.
 const fs = require('node:fs');
 const path = require('node:path');

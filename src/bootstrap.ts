@@ -8,13 +8,19 @@ import multer from 'multer';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './common/config/config';
-import { Errors } from './common/errors/zulip-error';
+import { Errors, ZulipError } from './common/errors/zulip-error';
+import {
+  countMultipartBytes,
+  installHttpServerLimits,
+  limitRequestBodies,
+  parseMultipartWithin,
+} from './common/http/body-limits';
 import { captureRoutes } from './common/http/routes';
 import { ShutdownState } from './health/shutdown-state';
 import { AppLogger, createRootLogger } from './logging/logger';
 import { requestLogging } from './logging/request-log';
 import { MetricsRegistry } from './metrics/metrics.registry';
-import { fileUploadBodyParser, isFileUploadRequest } from './uploads/upload-body';
+import { isFileUploadRequest, uploadBodyLimit } from './uploads/upload-body';
 
 /** Most form fields and list items a request may carry. */
 const MAX_FIELDS = 1000;
@@ -22,24 +28,38 @@ const MAX_FIELDS = 1000;
 /**
  * Request parsing as Zulip does it: urlencoded and multipart form bodies for every method
  * (simple, non-extended parsing; explicit size limits), query strings, and the POST `method`
- * override. POST /api/v1/user_uploads has its own multipart parser (src/uploads/upload-body.ts).
+ * override. Every body is bounded (common/http/body-limits.ts); POST /api/v1/user_uploads reads its
+ * multipart body in its handler, once the caller is authenticated (src/uploads/upload-body.ts).
  */
 function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   const limit = config.maxBodyBytes;
+  const isMultipart = (req: Request) => String(req.headers['content-type'] ?? '').startsWith('multipart/form-data');
+  const isForm = (req: Request) => isMultipart(req) || req.is('application/x-www-form-urlencoded') !== false;
+  // An upload's body is read by its handler, after authentication (src/uploads/upload-body.ts).
+  const isUpload = (req: Request) => isFileUploadRequest(req) && isMultipart(req);
+  app.use(
+    limitRequestBodies({
+      limitFor: (req) => (isUpload(req) ? uploadBodyLimit(config) : limit),
+      parsedLater: (req) => isForm(req),
+    }),
+  );
   app.use(express.urlencoded({ extended: false, limit, parameterLimit: MAX_FIELDS }));
-  const form = multer({ limits: { fieldSize: limit, fields: MAX_FIELDS, files: 0, fileSize: 0 } }).none();
-  const fileUpload = fileUploadBodyParser(config, MAX_FIELDS);
+  const form = multer({
+    limits: { fieldSize: limit, fields: MAX_FIELDS, parts: MAX_FIELDS, files: 0, fileSize: 0 },
+    streamHandler: countMultipartBytes,
+  } as multer.Options).none();
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return next();
     // Files are accepted by POST /api/v1/user_uploads only; every other route refuses them.
-    if (isFileUploadRequest(req)) return fileUpload(req, res, next);
-    form(req, res, (err?: unknown) => {
+    if (!isMultipart(req) || isUpload(req)) return next();
+    parseMultipartWithin(form, limit, req, res, (err?: unknown) => {
       if (!err) return next();
       const code = (err as { code?: string }).code;
       next(
-        code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE'
-          ? Errors.payloadTooLarge()
-          : Errors.malformedMultipartBody(),
+        err instanceof ZulipError
+          ? err
+          : code === 'LIMIT_FIELD_VALUE' || code === 'LIMIT_FILE_SIZE'
+            ? Errors.payloadTooLarge()
+            : Errors.malformedMultipartBody(),
       );
     });
   });
@@ -98,6 +118,7 @@ export async function createApp(
       () => shutdown.draining,
     ),
   );
+  installHttpServerLimits(app.getHttpServer());
   installBodyParsing(app, config);
   defaultStatus200(app);
   // Signals are handled by main.ts (lifecycle/shutdown.ts), which drains before closing the app.

@@ -4,7 +4,7 @@
 // OpenAPI document for every route the app declares; the routes Zulip does not document, and our
 // own (health, metrics, served files), are described below. Run after changing routes:
 //
-//   npm run openapi:generate            (reads ../shared/reference/zulip-openapi.yaml)
+//   npm run openapi:generate            (reads test/fixtures/zulip/openapi.json, Zulip's document without prose)
 //   npm run openapi:generate -- path/to/zulip-openapi.yaml
 //
 // Only this script reads Zulip's document; the server and the tests read the generated file.
@@ -21,7 +21,7 @@ const { loadConfig } = require(path.join(dist, 'common', 'config', 'config'));
 const { declaredRoutes, pathShape } = require(path.join(dist, 'openapi', 'nest-routes'));
 const { API_FEATURE_LEVEL } = require(path.join(dist, 'common', 'version'));
 
-const source = path.resolve(process.argv[2] ?? path.join(root, '..', 'shared', 'reference', 'zulip-openapi.yaml'));
+const source = path.resolve(process.argv[2] ?? path.join(root, 'test', 'fixtures', 'zulip', 'openapi.json'));
 const zulip = parse(fs.readFileSync(source, 'utf8'));
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 

@@ -767,11 +767,14 @@ export class SubscriptionsService implements OnModuleInit {
 
   // ---- POST /users/me/subscriptions/properties ------------------------------------------
 
-  /** Applies the changes in order, each in its own transaction (Zulip's is not atomic as a whole). */
+  /**
+   * Applies the changes in order, checking each as Zulip does, all in one transaction: a refused
+   * request changes nothing (Zulip keeps the changes made before the one it refuses).
+   */
   async updateProperties(auth: AuthContext, changes: PropertyChange[]): Promise<void> {
     const actor = await this.access.actorFor(auth.user);
-    for (const change of changes) {
-      await runInTransaction(this.dataSource, async () => {
+    await runInTransaction(this.dataSource, async () => {
+      for (const change of changes) {
         const { stream, sub } = await this.access.accessById(actor, auth.realm.id, change.streamId);
         if (!sub) throw SubscriptionErrors.notSubscribed(change.streamId);
         let property: Exclude<SubscriptionPropertyName, 'in_home_view'>;
@@ -787,8 +790,8 @@ export class SubscriptionsService implements OnModuleInit {
           this.events.subscriptionUpdate(auth.realm.id, auth.user.id, stream.id, 'in_home_view', !(value as boolean));
         }
         this.events.subscriptionUpdate(auth.realm.id, auth.user.id, stream.id, property, value);
-      });
-    }
+      }
+    });
   }
 
   /** Context for formatting, exposed for the seed and queries. */

@@ -2,7 +2,7 @@ import type { MarkdownLimits } from './types';
 
 /**
  * Default bounds.  Zulip messages are at most 10 000 characters
- * (shared/DECISIONS.md #11) and Zulip aborts a render after 5 seconds; we are
+ * (docs/DECISIONS.md #11) and Zulip aborts a render after 5 seconds; we are
  * stricter on time because rendering runs on the request thread.
  */
 export const DEFAULT_LIMITS: MarkdownLimits = Object.freeze({

@@ -1,6 +1,6 @@
 /**
- * Zulip's Markdown test cases (shared/reference/markdown-cases.json, from
- * zerver/tests/fixtures/markdown_test_cases.json).
+ * Zulip's Markdown test cases (test/fixtures/zulip/markdown-cases.json, imported from
+ * zerver/tests/fixtures/markdown_test_cases.json by scripts/import-zulip-reference.js).
  *
  * Each case must render exactly to `marked_expected_output` when present
  * (Zulip's web-client renderer, which, like us, does not syntax-highlight),
@@ -33,7 +33,7 @@ interface KnownDifference {
   appliesWhen?: () => boolean;
 }
 
-const CASES_PATH = path.join(__dirname, '../../../shared/reference/markdown-cases.json');
+const CASES_PATH = path.join(__dirname, '../../test/fixtures/zulip/markdown-cases.json');
 
 const KNOWN_DIFFERENCES: Record<string, KnownDifference> = {
   edge_case_embedded_link_inside_Bold: {
@@ -59,7 +59,7 @@ const KNOWN_DIFFERENCES: Record<string, KnownDifference> = {
 function loadCases(): MarkdownCase[] {
   if (!fs.existsSync(CASES_PATH)) {
     throw new Error(
-      `Markdown test cases not found at ${CASES_PATH}; the repository's parent directory must hold shared/reference/markdown-cases.json`,
+      `Markdown test cases not found at ${CASES_PATH}; regenerate them with scripts/import-zulip-reference.js`,
     );
   }
   return (JSON.parse(fs.readFileSync(CASES_PATH, 'utf8')) as { regular_tests: MarkdownCase[] }).regular_tests;

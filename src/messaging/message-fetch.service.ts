@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
-import { dbIds } from '../database/ids';
+import { dbIds, isDbId } from '../database/ids';
 import { RealmService } from '../realm/realm.service';
 import { ANY_MENTION_MASK, DEFAULT_HISTORICAL_FLAGS, Flag } from './flags';
 import {
@@ -257,8 +257,12 @@ export class MessageFetchService {
       } else if (operator === 'near') {
         // Only meaningful to clients.
       } else if (operator === 'id') {
-        if (!/^\d+$/.test(String(operand))) throw NarrowErrors.invalidMessageId();
-        add(`m.id = ${params.add(String(operand))}::bigint`, negated);
+        const valid =
+          typeof operand === 'number' ? Number.isInteger(operand) && operand >= 0 : /^\d+$/.test(String(operand));
+        if (!valid) throw NarrowErrors.invalidMessageId();
+        // An id no message can have (beyond PostgreSQL's integer) matches nothing; it never reaches SQL.
+        const id = Number(operand);
+        add(isDbId(id) ? `m.id = ${params.add(id)}` : 'FALSE', negated);
       } else if (operator === 'search') {
         const text = operand as string;
         for (const match of text.matchAll(/"[^"]+"|\S+/g)) {

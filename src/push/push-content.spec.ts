@@ -13,12 +13,10 @@ interface MarkdownCase {
 }
 
 /** Zulip's Markdown test cases carry the push text of their HTML (test_push_notifications.py runs them). */
-const CASES_PATH = path.join(__dirname, '../../../shared/reference/markdown-cases.json');
-const cases = fs.existsSync(CASES_PATH)
-  ? (JSON.parse(fs.readFileSync(CASES_PATH, 'utf8')) as { regular_tests: MarkdownCase[] }).regular_tests.filter(
-      (c) => c.text_content !== undefined,
-    )
-  : [];
+const CASES_PATH = path.join(__dirname, '../../test/fixtures/zulip/markdown-cases.json');
+const cases = (
+  JSON.parse(fs.readFileSync(CASES_PATH, 'utf8')) as { regular_tests: MarkdownCase[] }
+).regular_tests.filter((c) => c.text_content !== undefined);
 
 describe('mobilePushContent', () => {
   it('finds Zulip’s test cases', () => {

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import multer from 'multer';
 import type { AppConfig } from '../common/config/config';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { UploadErrors } from './upload.errors';
+import { countMultipartBytes, parseMultipartWithin } from '../common/http/body-limits';
 
 /** The one route that accepts files in a multipart body. */
 export function isFileUploadRequest(req: Request): boolean {
@@ -27,16 +28,30 @@ export function receivedFiles(req: Request): ReceivedFile[] {
   return Array.isArray(files) ? files : [];
 }
 
+/** Largest body of an upload request: the largest file plus room for the multipart framing. */
+export function uploadBodyLimit(config: AppConfig): number {
+  return config.maxFileUploadSizeMib * 1024 * 1024 + config.maxBodyBytes;
+}
+
+/** Most form fields an upload request may carry besides its file. */
+const MAX_UPLOAD_FIELDS = 1000;
+
 /**
  * Multipart parsing for POST /user_uploads: at most one file under any field name, no larger
  * than MAX_FILE_UPLOAD_SIZE_MIB, streamed to a per-request temporary directory under
  * UPLOADS_DIR (so the final move is a rename). The directory and anything left in it are
  * removed when the response ends, whatever happened.
+ *
+ * The upload handler calls this once the caller is authenticated (and rate-limited): nothing
+ * of an anonymous upload is read, let alone written to disk. The body as a whole is capped at
+ * {@link uploadBodyLimit} (by Content-Length before, by counted bytes while reading).
  */
-export function fileUploadBodyParser(config: AppConfig, fields: number): RequestHandler {
+export function receiveUpload(req: Request, res: Response, config: AppConfig): Promise<void> {
+  // Anything else was read (and dropped) before routing; it holds no file.
+  if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return Promise.resolve();
   const tempRoot = join(resolve(config.uploadsDir), '.incoming');
   const maxBytes = config.maxFileUploadSizeMib * 1024 * 1024;
-  return (req: Request, res: Response, next: NextFunction) => {
+  return new Promise<void>((accept, reject) => {
     const dir = join(tempRoot, randomBytes(12).toString('hex'));
     let cleaned = false;
     const cleanup = () => {
@@ -49,7 +64,7 @@ export function fileUploadBodyParser(config: AppConfig, fields: number): Request
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
-      return next(err);
+      return reject(err instanceof Error ? err : new Error(String(err)));
     }
     const storage = multer.diskStorage({
       destination: dir,
@@ -59,16 +74,23 @@ export function fileUploadBodyParser(config: AppConfig, fields: number): Request
       storage,
       // File names arrive as UTF-8 (browsers, zulip-js, the mobile apps).
       defParamCharset: 'utf8',
-      limits: { fieldSize: config.maxBodyBytes, fields, files: 1, fileSize: maxBytes },
-    }).any();
-    parse(req, res, (err?: unknown) => {
-      if (!err) return next();
+      limits: {
+        fieldSize: config.maxBodyBytes,
+        fields: MAX_UPLOAD_FIELDS,
+        files: 1,
+        parts: MAX_UPLOAD_FIELDS + 1,
+        fileSize: maxBytes,
+      },
+      streamHandler: countMultipartBytes,
+    } as multer.Options).any();
+    parseMultipartWithin(parse, uploadBodyLimit(config), req, res, (err?: unknown) => {
+      if (!err) return accept();
       const code = (err as { code?: string }).code;
-      if (code === 'LIMIT_FILE_COUNT') return next(UploadErrors.oneFileOnly());
-      if (code === 'LIMIT_FILE_SIZE') return next(UploadErrors.fileTooLarge(config.maxFileUploadSizeMib));
-      if (code === 'LIMIT_FIELD_VALUE') return next(Errors.payloadTooLarge());
-      if (err instanceof ZulipError) return next(err);
-      next(Errors.malformedMultipartBody());
+      if (err instanceof ZulipError) return reject(err);
+      if (code === 'LIMIT_FILE_COUNT') return reject(UploadErrors.oneFileOnly());
+      if (code === 'LIMIT_FILE_SIZE') return reject(UploadErrors.fileTooLarge(config.maxFileUploadSizeMib));
+      if (code === 'LIMIT_FIELD_VALUE') return reject(Errors.payloadTooLarge());
+      reject(Errors.malformedMultipartBody());
     });
-  };
+  });
 }

@@ -1,12 +1,13 @@
-import { Controller, Delete, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { AuthContext } from '../common/auth/auth.types';
 import { CurrentUser, Public } from '../common/auth/decorators';
+import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
 import { RAW_RESPONSE } from '../common/http/envelope.interceptor';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import type { AttachmentRow } from './attachments.repository';
-import { receivedFiles } from './upload-body';
+import { receiveUpload, receivedFiles } from './upload-body';
 import { contentDisposition, INLINE_MIME_TYPES } from './upload-names';
 import { UploadsService } from './uploads.service';
 
@@ -50,10 +51,15 @@ const WEB_PREFIX = /^\/user_uploads\//;
 
 @Controller()
 export class UploadsController {
-  constructor(private readonly uploads: UploadsService) {}
+  constructor(
+    private readonly uploads: UploadsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
+  /** The body is read only now, once the guards have authenticated (and rate-limited) the caller. */
   @Post('api/v1/user_uploads')
-  upload(@CurrentUser() auth: AuthContext, @Req() req: Request) {
+  async upload(@CurrentUser() auth: AuthContext, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    await receiveUpload(req, res, this.config);
     return this.uploads.upload(auth, receivedFiles(req));
   }
 

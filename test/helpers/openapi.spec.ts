@@ -32,7 +32,7 @@ describe('OpenAPI document loading', () => {
   it('finds and parses the Zulip document', () => {
     const file = openApiDocumentPath();
     expect(fs.existsSync(file)).toBe(true);
-    expect(file).toMatch(/zulip-openapi\.yaml$/);
+    expect(file).toMatch(/test\/fixtures\/zulip\/openapi\.json$/);
     const doc = loadOpenApiDocument();
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.paths['/messages']).toBeDefined();
@@ -43,8 +43,8 @@ describe('OpenAPI document loading', () => {
     const saved = process.env.ZULIP_OPENAPI_PATH;
     const real = openApiDocumentPath();
     try {
-      process.env.ZULIP_OPENAPI_PATH = '/nonexistent/zulip-openapi.yaml';
-      expect(() => openApiDocumentPath()).toThrow(/\/nonexistent\/zulip-openapi\.yaml[\s\S]*ZULIP_OPENAPI_PATH/);
+      process.env.ZULIP_OPENAPI_PATH = '/nonexistent/zulip-openapi.json';
+      expect(() => openApiDocumentPath()).toThrow(/\/nonexistent\/zulip-openapi\.json[\s\S]*ZULIP_OPENAPI_PATH/);
       process.env.ZULIP_OPENAPI_PATH = real;
       expect(openApiDocumentPath()).toBe(real);
     } finally {

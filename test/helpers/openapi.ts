@@ -1,9 +1,9 @@
 /**
  * OpenAPI response validation for tests.
  *
- * Checks a response body against Zulip's own OpenAPI document
- * (shared/reference/zulip-openapi.yaml), the way Zulip's test suite does with
- * zerver/openapi/openapi.py `validate_against_openapi_schema`.
+ * Checks a response body against Zulip's own OpenAPI document (its shapes, kept in
+ * test/fixtures/zulip/openapi.json by scripts/import-zulip-reference.js), the way Zulip's test
+ * suite does with zerver/openapi/openapi.py `validate_against_openapi_schema`.
  *
  * Usage (in a Jest spec):
  *
@@ -36,21 +36,16 @@
  *    corrected (see applyErrata()).
  *  - A failed oneOf is reported through the errors of its closest alternative.
  *
- * The YAML document is parsed lazily once per process (Jest: once per test
- * file) and additionally cached as JSON in the OS temp dir, keyed by the file's
- * path, size and mtime, because parsing 1.2 MB of YAML takes ~0.5 s.
+ * The document is parsed lazily once per process (Jest: once per test file).
  *
- * Location of the document: env ZULIP_OPENAPI_PATH, else
- * `<repo root>/../shared/reference/zulip-openapi.yaml`, else
- * `<repo root>/shared/reference/zulip-openapi.yaml`.
+ * Location of the document: env ZULIP_OPENAPI_PATH (a JSON document, e.g. one generated from
+ * a newer Zulip with the import script into a scratch file), else
+ * `<repo root>/test/fixtures/zulip/openapi.json`.
  */
-import * as crypto from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete' | 'put';
 
@@ -70,10 +65,7 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export function openApiDocumentCandidates(): string[] {
   const fromEnv = process.env.ZULIP_OPENAPI_PATH;
   if (fromEnv) return [path.resolve(fromEnv)];
-  return [
-    path.resolve(REPO_ROOT, '..', 'shared', 'reference', 'zulip-openapi.yaml'),
-    path.resolve(REPO_ROOT, 'shared', 'reference', 'zulip-openapi.yaml'),
-  ];
+  return [path.resolve(REPO_ROOT, 'test', 'fixtures', 'zulip', 'openapi.json')];
 }
 
 /** Absolute path of the OpenAPI document in use (throws if none is found). */
@@ -84,40 +76,17 @@ export function openApiDocumentPath(): string {
   }
   throw new Error(
     `Zulip OpenAPI document not found. Tried:\n  ${candidates.join('\n  ')}\n` +
-      'Set ZULIP_OPENAPI_PATH to the location of zulip-openapi.yaml.',
+      'Regenerate it with scripts/import-zulip-reference.js, or set ZULIP_OPENAPI_PATH to a JSON document.',
   );
 }
 
 let cachedDoc: { file: string; doc: Json } | undefined;
 
-function jsonCachePath(file: string, stat: fs.Stats): string {
-  const key = crypto.createHash('sha1').update(`${file}\0${stat.size}\0${stat.mtimeMs}`).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `zulip-openapi-${key}.json`);
-}
-
-/** The parsed OpenAPI document (parsed once per process, JSON-cached on disk). */
+/** The parsed OpenAPI document (parsed once per process). */
 export function loadOpenApiDocument(): Json {
   const file = openApiDocumentPath();
   if (cachedDoc && cachedDoc.file === file) return cachedDoc.doc;
-
-  const stat = fs.statSync(file);
-  const cacheFile = jsonCachePath(file, stat);
-  let doc: Json | undefined;
-  try {
-    doc = JSON.parse(fs.readFileSync(cacheFile, 'utf8'));
-  } catch {
-    doc = undefined;
-  }
-  if (!doc || typeof doc !== 'object' || !doc.paths) {
-    doc = parseYaml(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 });
-    try {
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify(doc));
-      fs.renameSync(tmp, cacheFile);
-    } catch {
-      // The cache is only an optimisation.
-    }
-  }
+  const doc: Json = JSON.parse(fs.readFileSync(file, 'utf8'));
   if (!doc || typeof doc !== 'object' || !doc.paths) {
     throw new Error(`${file} does not look like an OpenAPI document (no "paths")`);
   }

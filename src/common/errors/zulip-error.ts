@@ -149,6 +149,10 @@ export const Errors = {
   payloadTooLarge: () => new ZulipError('Request body too large', 'BAD_REQUEST', 413),
   malformedBody: () => badRequest('Malformed request body'),
   malformedMultipartBody: () => badRequest('Malformed multipart body'),
+  /** The HTTP parser refused the request head (answered on the socket, before Express). */
+  headersTooLarge: () => new ZulipError('Request headers too large', 'BAD_REQUEST', 431),
+  malformedHttpRequest: () => new ZulipError('Malformed HTTP request', 'BAD_REQUEST', 400),
+  requestTimeout: () => new ZulipError('Request timeout', 'BAD_REQUEST', 408),
   rateLimited: (retryAfterSeconds: number) =>
     new ZulipError(
       'API usage exceeded rate limit',

@@ -201,7 +201,7 @@ export function parseParams<T extends object>(
     }
   }
 
-  const value = plainToInstance(dto, plain, { exposeDefaultValues: false });
+  const value = toInstance(dto, plain);
   // Only properties we set are validated; properties after a pending error are left undefined.
   const errors = validateSync(value, { skipUndefinedProperties: true, forbidUnknownValues: false });
   if (errors.length > 0) {
@@ -216,6 +216,29 @@ export function parseParams<T extends object>(
   }
   if (pending) throw pending.error;
   return { value, read };
+}
+
+/**
+ * The DTO instance for the collected values. Only strings (raw parameters, and string defaults)
+ * go through class-transformer, so that `@Transform` on a raw parameter still applies. Decoded
+ * JSON values and non-string defaults are assigned as plain data afterwards: class-transformer
+ * walks nested objects and follows their `constructor` (and other Object.prototype names), which
+ * a client controls — `{"constructor": {}}` made it throw inside `MetadataStorage.getAncestors`.
+ * The values are ordinary JSON.parse objects (own data properties only; `__proto__` keys removed
+ * by the parser), checked by class-validator's type decorators and then by our own code as data.
+ */
+function toInstance<T extends object>(dto: new () => T, plain: Record<string, unknown>): T {
+  const strings: Record<string, string> = {};
+  const data: Array<[string, unknown]> = [];
+  for (const [property, v] of Object.entries(plain)) {
+    if (typeof v === 'string') strings[property] = v;
+    else data.push([property, v]);
+  }
+  const value = plainToInstance(dto, strings, { exposeDefaultValues: false });
+  for (const [property, v] of data) {
+    Object.defineProperty(value, property, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return value;
 }
 
 const TYPE_CHECKS = ['isArray', 'isObject', 'isBoolean', 'isInt', 'isNumber', 'isString'];

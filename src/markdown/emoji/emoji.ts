@@ -24,7 +24,7 @@ export interface UnicodeEmoji {
 /**
  * Reaction types.  The API spec names Zulip's extra emoji type
  * `service_extra_emoji`; Zulip itself says `zulip_extra_emoji`, which we
- * accept as an alias (shared/DECISIONS.md #4).
+ * accept as an alias (docs/DECISIONS.md #4).
  */
 export type ReactionType = 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji';
 export const ZULIP_EXTRA_EMOJI_TYPE_ALIAS = 'zulip_extra_emoji';

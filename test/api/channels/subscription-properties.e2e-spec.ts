@@ -139,13 +139,25 @@ describe('POST /users/me/subscriptions/properties', () => {
     );
   });
 
-  it('applies earlier items even when a later one fails (not atomic, as Zulip)', async () => {
+  it('changes nothing when a later item fails (all or nothing; Zulip keeps the earlier items)', async () => {
+    const before = await subscription(HAMLET, verona);
+    const queue = await openQueue(t, HAMLET, ['subscription']);
     const res = await update(HAMLET, [
       { stream_id: verona, property: 'color', value: '#111111' },
       { stream_id: 999999, property: 'color', value: '#222222' },
     ]);
     expectError(res, 400, 'Invalid channel ID');
-    expect((await subscription(HAMLET, verona)).color).toBe('#111111');
+    const scotland = await channelId(t, 'Scotland');
+    expectError(
+      await update(HAMLET, [
+        { stream_id: verona, property: 'pin_to_top', value: !before.pin_to_top },
+        { stream_id: scotland, property: 'pin_to_top', value: true },
+      ]),
+      400,
+      `Not subscribed to channel ID ${scotland}`,
+    );
+    expect(await subscription(HAMLET, verona)).toEqual(before);
+    expect(await takeEvents(t, queue)).toEqual([]);
   });
 
   it('refuses archived channels', async () => {

@@ -1,6 +1,6 @@
 /**
  * POST /register stays cheap: the number of SQL statements it sends does not grow with the
- * number of channels, subscriptions or users (ARCHITECTURE.md "No N+1").
+ * number of channels, subscriptions or users (no N+1 queries).
  */
 import { Client } from 'pg';
 import { RegisterService } from '../../../src/register/register.service';
