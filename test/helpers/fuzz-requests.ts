@@ -60,7 +60,7 @@ export interface RouteModel extends ServedRoute {
   template?: string;
   segments: PathSegment[];
   params: ParamDef[];
-  /** Answers a file or plain text on success (no JSON envelope). */
+  /** Answers a file, plain text or JSON that is not Zulip's envelope on success (files, probes, metrics, the API document). */
   raw: boolean;
 }
 
@@ -107,7 +107,8 @@ function schemaType(schema: Json): string | undefined {
 
 /** The route's parameters from Zulip's document (none for undocumented routes). */
 export function modelRoute(route: ServedRoute): RouteModel {
-  const raw = /^\/(user_uploads|health)\b/.test(route.path);
+  // Not Zulip API answers: files, the probes, the metrics page and the served API document.
+  const raw = /^\/(user_uploads|health|metrics)\b/.test(route.path) || route.path === '/api/v1/openapi.json';
   const segments: PathSegment[] = route.path
     .split('/')
     .slice(1)
