@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, OnModuleDestroy } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -13,8 +13,11 @@ import { ConfigModule } from './common/config/config.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { dataSourceOptions } from './database/data-source-options';
+import { EmailModule } from './email/email.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { JobsModule } from './jobs/jobs.module';
+import { JobsService } from './jobs/jobs.service';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { MessagingModule } from './messaging/messaging.module';
@@ -26,7 +29,17 @@ import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
-export class AppModule {
+export class AppModule implements OnModuleDestroy {
+  constructor(private readonly jobs: JobsService) {}
+
+  /**
+   * Nest destroys modules from the root down, so this runs first: running jobs finish (or are
+   * handed back) while the modules their handlers use are still up.
+   */
+  onModuleDestroy(): Promise<void> {
+    return this.jobs.stop();
+  }
+
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
@@ -35,6 +48,8 @@ export class AppModule {
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, config.dbPoolSize)),
         PassportModule,
         EventsModule,
+        JobsModule,
+        EmailModule,
         RealmModule,
         UsersModule,
         ChannelsModule,

@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './common/config/config';
 import { resolveDatabase } from './database/database-url';
 import { runMigrations } from './database/migrate';
+import { EmailService } from './email/email.service';
 import { RealmService } from './realm/realm.service';
 import { ROLE_CODES } from './realm/system-groups';
 import { seedDemoRealm } from './seed/demo-realm';
@@ -19,6 +20,7 @@ Commands:
   regenerate-api-key  --realm <string_id> --email <email>
   show-api-key        --realm <string_id> --email <email>
   seed                (creates the demo realm 'zulip' if it does not exist)
+  send-test-email     --to <email>  (sends now through the configured SMTP server, or the dev outbox)
   migrate             (applies pending database migrations and exits)
 
 Uses DATABASE_URL, or the embedded PostgreSQL under .data/ (shared with a running server).`;
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
       'full-name': { type: 'string' },
       role: { type: 'string' },
       password: { type: 'string' },
+      to: { type: 'string' },
     },
     strict: true,
   });
@@ -61,7 +64,8 @@ async function main(): Promise<void> {
 
   let config;
   try {
-    config = loadConfig();
+    // A one-shot command never takes jobs from the queue.
+    config = loadConfig({ ...process.env, JOBS_WORKERS: 'off' });
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
@@ -120,6 +124,16 @@ async function main(): Promise<void> {
       case 'show-api-key': {
         const realm = await realmNamed(need('realm'));
         console.log(users.apiKeyOf(await userNamed(realm.id, need('email'))));
+        break;
+      }
+      case 'send-test-email': {
+        const to = need('to');
+        await app.get(EmailService).sendNow({
+          template: 'test',
+          context: { serverUrl: `${config.externalScheme}://${config.externalHost}`, requestedBy: 'send-test-email' },
+          to,
+        });
+        console.log(`Test email sent to ${to}${config.email.smtp ? '' : ` (written to ${config.email.outboxDir})`}.`);
         break;
       }
       case 'seed':

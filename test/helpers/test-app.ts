@@ -42,6 +42,8 @@ export async function startTestApp(
     EXTERNAL_HOST: 'zulip.testserver',
     // Rate limiting has its own tests; elsewhere it would only make busy test files flaky.
     RATE_LIMIT: 'off',
+    // Job workers poll the database; tests that run jobs turn them on (JOBS_WORKERS: 'on').
+    JOBS_WORKERS: 'off',
     ...env,
   });
   const app = await createApp(config, options.databaseUrl?.(db.url) ?? db.url, { logger: options.logger?.(config) });

@@ -33,7 +33,12 @@ async function ensureTemplate(info: TestDbInfo): Promise<void> {
       await c.query(`CREATE DATABASE "${building}"`);
       const url = urlForDatabase(info.adminUrl, building);
       await runMigrations(url);
-      const config = loadConfig({ SERVER_MODE: 'development', SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'error' });
+      const config = loadConfig({
+        SERVER_MODE: 'development',
+        SECRET_KEY: TEST_SECRET,
+        LOG_LEVEL: 'error',
+        JOBS_WORKERS: 'off',
+      });
       const app = await createApp(config, url);
       await seedDemoRealm(app);
       await app.close();

@@ -47,6 +47,10 @@ export interface AppConfig {
   push: PushConfig;
   /** Logs, metrics and shutdown (issue 16). */
   ops: OpsConfig;
+  /** The durable job queue (src/jobs). */
+  jobs: JobsConfig;
+  /** Outgoing email (src/email). */
+  email: EmailConfig;
 }
 
 // ---- operations: logs, metrics, shutdown -------------------------------------------------------
@@ -81,6 +85,37 @@ function parseOps(env: Env, mode: ServerMode, host: string): OpsConfig {
     shutdownDelayMs: intVar(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 15_000, 100, 3_600_000),
   };
+}
+
+export interface JobsConfig {
+  /** Run job handlers in this process (off: it only enqueues). */
+  workers: boolean;
+  /** Jobs of one kind running at once in this process (a kind may set its own). */
+  concurrency: number;
+  /** How often an idle worker looks for due jobs. */
+  pollIntervalMs: number;
+  /** How often expired jobs (their worker died) are put back for retry, and old jobs archived. */
+  maintenanceIntervalSeconds: number;
+  /** On shutdown, how long running jobs may finish before they are handed back for retry. */
+  shutdownTimeoutMs: number;
+}
+
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  user: string | undefined;
+  password: string | undefined;
+  /** STARTTLS required (implicit TLS on port 465); false: plain SMTP. */
+  useTls: boolean;
+}
+
+export interface EmailConfig {
+  /** Undefined: development writes emails to outboxDir; production refuses to send. */
+  smtp: SmtpConfig | undefined;
+  /** From address of every email, `addr@host` or `Name <addr@host>`. */
+  noreplyAddress: string;
+  /** Where development writes the emails it would have sent. */
+  outboxDir: string;
 }
 
 /** APNs with a token-based (.p8) key. */
@@ -278,6 +313,45 @@ function parsePush(env: Env): PushConfig {
   };
 }
 
+function parseJobs(env: Env): JobsConfig {
+  return {
+    workers: boolVar(env, 'JOBS_WORKERS', true),
+    concurrency: intVar(env, 'JOBS_CONCURRENCY', 4, 1, 1000),
+    pollIntervalMs: intVar(env, 'JOBS_POLL_INTERVAL_MS', 1000, 50, 60_000),
+    maintenanceIntervalSeconds: intVar(env, 'JOBS_MAINTENANCE_INTERVAL_SECONDS', 30, 1, 3600),
+    shutdownTimeoutMs: intVar(env, 'JOBS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}
+
+const EMAIL_ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+$/;
+
+function parseEmail(env: Env, externalHost: string, dataDir: string): EmailConfig {
+  const host = env.EMAIL_HOST?.trim();
+  const user = env.EMAIL_HOST_USER?.trim() || undefined;
+  const password = env.EMAIL_HOST_PASSWORD || undefined;
+  if (!host && (user || password))
+    throw new ConfigError('EMAIL_HOST', 'is required when EMAIL_HOST_USER or EMAIL_HOST_PASSWORD is set');
+  if (user && !password) throw new ConfigError('EMAIL_HOST_PASSWORD', 'is required when EMAIL_HOST_USER is set');
+  const noreply = env.NOREPLY_EMAIL_ADDRESS?.trim() || `noreply@${externalHost.replace(/:\d+$/, '')}`;
+  const bare = /^[^<>]*<([^<>]+)>$/.exec(noreply)?.[1] ?? noreply;
+  if (!EMAIL_ADDRESS.test(bare)) {
+    throw new ConfigError('NOREPLY_EMAIL_ADDRESS', `must be an address (or 'Name <address>'), got '${noreply}'`);
+  }
+  return {
+    smtp: host
+      ? {
+          host,
+          port: intVar(env, 'EMAIL_PORT', 587, 1, 65535),
+          user,
+          password,
+          useTls: boolVar(env, 'EMAIL_USE_TLS', true),
+        }
+      : undefined,
+    noreplyAddress: noreply,
+    outboxDir: join(dataDir, 'emails'),
+  };
+}
+
 /**
  * The secret that keys API-key digests. Production requires SECRET_KEY; development generates one
  * the first time and keeps it under the data directory, so keys survive restarts.
@@ -352,6 +426,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimit,
     push: parsePush(env),
     ops: parseOps(env, mode, host),
+    jobs: parseJobs(env),
+    email: parseEmail(env, externalHost, dataDir),
   };
 }
 

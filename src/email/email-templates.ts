@@ -1,0 +1,16 @@
+import type { EmailTemplate } from './templates/layout';
+import { testEmail } from './templates/test-email';
+
+/**
+ * Every email template, by the name jobs carry (an email job stores the name and the context and
+ * is rendered when sent). Add new templates here; see docs/DEVELOPING.md "Email".
+ */
+export const EMAIL_TEMPLATES = {
+  test: testEmail,
+} satisfies Record<string, EmailTemplate<never>>;
+
+export type EmailTemplateName = keyof typeof EMAIL_TEMPLATES;
+
+/** The context type a template takes. */
+export type EmailContext<N extends EmailTemplateName> =
+  (typeof EMAIL_TEMPLATES)[N] extends EmailTemplate<infer C> ? C : never;
