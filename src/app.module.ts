@@ -16,6 +16,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { EmailModule } from './email/email.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { StaticModule } from './static/static.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsService } from './jobs/jobs.service';
 import { MetricsModule } from './metrics/metrics.module';
@@ -61,6 +62,7 @@ export class AppModule implements OnModuleDestroy {
         MetricsModule,
         OpenApiModule,
         PushModule,
+        StaticModule,
       ],
       providers: [
         {

@@ -99,6 +99,35 @@ const OWN = {
       404: error,
     },
   },
+  'get /static/generated/emoji/{name}': {
+    operationId: 'server-emoji-data',
+    summary: 'Emoji data',
+    description:
+      'The file `server_emoji_data_url` in `/register` names: `{"code_to_names": {code: [canonical name, aliases…]}}` for ' +
+      'every Unicode emoji. `name` is the content-hashed `emoji_api.<hash>.json` (cached for a year) or ' +
+      '`emoji_api.json` (revalidated with its ETag after an hour). No credentials.',
+    tags: ['server'],
+    security: [],
+    parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: {
+        description: 'The emoji data.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['code_to_names'],
+              properties: {
+                code_to_names: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+              },
+            },
+          },
+        },
+      },
+      304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      404: error,
+    },
+  },
   'get /api/v1/openapi.json': {
     operationId: 'openapi',
     summary: 'This document',

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { serverEmojiDataPath } from '../markdown/emoji/server-emoji-data';
 import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig, pushNotificationsConfigured } from '../common/config/config';
 import { Limits } from '../common/limits';
@@ -279,7 +280,8 @@ export class RegisterService {
       server_name_changes_disabled: false,
       server_needs_upgrade: false,
       server_web_public_streams_enabled: true,
-      server_emoji_data_url: '/static/generated/emoji/emoji_api.json',
+      // Absolute and content-hashed, as Zulip's production server answers (served by src/static).
+      server_emoji_data_url: `${this.realms.realmUrl(realm)}${serverEmojiDataPath()}`,
       // Zulip's default JITSI_SERVER_URL: the realm offers Jitsi Meet calls.
       server_jitsi_server_url: 'https://meet.jit.si',
       server_can_summarize_topics: false,
