@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'BAD_NARROW'
   | 'RATE_LIMIT_HIT'
   | 'INVALID_API_KEY'
+  | 'INVALID_PUSH_DEVICE_TOKEN'
   | 'INTERNAL_SERVER_ERROR';
 
 /** An error with Zulip's envelope: `{result:"error", msg, code, ...data}` and an HTTP status. */
