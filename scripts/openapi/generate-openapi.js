@@ -138,6 +138,25 @@ const OWN = {
       200: { description: 'OpenAPI 3.0 document.', content: { 'application/json': { schema: { type: 'object' } } } },
     },
   },
+  'patch /api/v1/settings/display': {
+    operationId: 'update-display-settings-legacy',
+    summary: 'Update settings (legacy path)',
+    description:
+      'The path older clients use for display settings; Zulip serves it with `PATCH /settings`, and so do we.',
+    tags: ['users'],
+    requestBody: form('Any parameter of `PATCH /settings`.'),
+    responses: { 200: success, 400: error },
+  },
+  'patch /api/v1/settings/notifications': {
+    operationId: 'update-notification-settings-legacy',
+    summary: 'Update settings (legacy path)',
+    description:
+      "The path older clients (and the Python client's `update_notification_settings`) use for notification " +
+      'settings; Zulip serves it with `PATCH /settings`, and so do we.',
+    tags: ['users'],
+    requestBody: form('Any parameter of `PATCH /settings`.'),
+    responses: { 200: success, 400: error },
+  },
   'patch /api/v1/realm': {
     operationId: 'update-realm',
     summary: 'Update organization settings',

@@ -46,6 +46,35 @@ export type RealmUserSettingsDefaultsUpdateEvent = {
   value: unknown;
 };
 
+/** One of the user's own settings changed (do_change_user_setting); only to the user. */
+export type UserSettingsUpdateEvent = {
+  type: 'user_settings';
+  op: 'update';
+  property: string;
+  /** The setting's new value (a boolean, an integer or a string). */
+  value: boolean | number | string;
+  /** With `default_language`: the language's name. */
+  language_name?: string;
+};
+
+/** The legacy form of a display setting's change, for clients without user_settings_object. */
+export type UpdateDisplaySettingsEvent = {
+  type: 'update_display_settings';
+  /** The user's API email. */
+  user: string;
+  setting_name: string;
+  setting: boolean | number | string;
+  language_name?: string;
+};
+
+/** The legacy form of a notification setting's change, for clients without user_settings_object. */
+export type UpdateGlobalNotificationsEvent = {
+  type: 'update_global_notifications';
+  user: string;
+  notification_name: string;
+  setting: boolean | number | string;
+};
+
 /** The realm's custom profile fields, all of them (customProfileFieldDict in realm/). */
 export type CustomProfileFieldsEvent = {
   type: 'custom_profile_fields';
@@ -74,6 +103,7 @@ export type RealmUserPerson =
   | { user_id: number; role: number }
   | { user_id: number; delivery_email: string | null }
   | { user_id: number; new_email: string }
+  | { user_id: number; email: string; timezone: string }
   | { user_id: number; is_active: boolean }
   | { user_id: number; custom_profile_field: CustomProfileFieldValue }
   | {
@@ -378,6 +408,9 @@ export type ClientEvent =
   | RealmUpdateEvent
   | RealmUpdateDictEvent
   | RealmUserSettingsDefaultsUpdateEvent
+  | UserSettingsUpdateEvent
+  | UpdateDisplaySettingsEvent
+  | UpdateGlobalNotificationsEvent
   | CustomProfileFieldsEvent
   | RealmUserAddEvent
   | RealmUserUpdateEvent

@@ -14,3 +14,17 @@ export class UserReactivatedEvent {
     readonly userId: number,
   ) {}
 }
+
+/**
+ * A user changed some of their own settings through PATCH /settings (do_change_user_setting).
+ * Published inside the change's transaction after the rows and events of the change: presence
+ * answers `presence_enabled` (invisible mode) with a presence update, as Zulip does.
+ */
+export class UserSettingsChangedEvent {
+  constructor(
+    readonly realmId: number,
+    readonly userId: number,
+    /** Each changed setting's old and new value. */
+    readonly changes: ReadonlyMap<string, { old: unknown; new: unknown }>,
+  ) {}
+}

@@ -1,3 +1,5 @@
+import { SettingsController } from './settings.controller';
+import { UserSettingsService } from './user-settings.service';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
@@ -23,6 +25,7 @@ import { UsersService } from './users.service';
 @Module({
   imports: [RealmModule, EventsModule],
   providers: [
+    UserSettingsService,
     UsersRepository,
     GroupMembershipRepository,
     ProfileValuesRepository,
@@ -38,7 +41,13 @@ import { UsersService } from './users.service';
     NavigationViewsService,
     CanCreateGroupsGuard,
   ],
-  controllers: [UsersController, DevAuthController, UserGroupsController, NavigationViewsController],
+  controllers: [
+    UsersController,
+    DevAuthController,
+    UserGroupsController,
+    NavigationViewsController,
+    SettingsController,
+  ],
   exports: [
     AuthService,
     UsersService,

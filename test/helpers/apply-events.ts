@@ -657,6 +657,13 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       if (event.property in state) state[event.property] = event.value;
       state.user_settings[event.property] = event.value;
       return;
+    // The legacy forms (clients without user_settings_object): top-level keys, as Zulip's apply_event.
+    case 'update_display_settings':
+      state[event.setting_name as string] = event.setting;
+      return;
+    case 'update_global_notifications':
+      state[event.notification_name as string] = event.setting;
+      return;
     case 'navigation_view': {
       const views = state.navigation_views as Json[];
       if (event.op === 'add') views.push(event.navigation_view);

@@ -94,6 +94,21 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     'realm_user_settings_defaults/update': {
       action: () => ok(t, 'patch', '/realm/user_settings_defaults', IAGO, { enter_sends: false }),
     },
+    // ---- a user's own settings (PATCH /settings); the legacy forms reach the legacy queue only
+    'user_settings/update': {
+      action: () => ok(t, 'patch', '/settings', HAMLET, { web_font_size_px: 15, default_language: 'de' }),
+    },
+    update_display_settings: {
+      action: () =>
+        ok(t, 'patch', '/settings', HAMLET, {
+          twenty_four_hour_time: true,
+          default_language: 'fr',
+          timezone: 'Asia/Kolkata',
+        }),
+    },
+    update_global_notifications: {
+      action: () => ok(t, 'patch', '/settings', HAMLET, { enable_sounds: false, notification_sound: 'ding' }),
+    },
     custom_profile_fields: {
       action: () => ok(t, 'post', '/realm/profile_fields', IAGO, { name: 'Pet', field_type: 1, hint: 'A pet' }),
     },

@@ -240,6 +240,43 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('own settings (PATCH /settings)', () => {
+    it('user_settings update, and the legacy forms for the legacy client', async () => {
+      await verify(
+        HAMLET,
+        () =>
+          ok(t, 'patch', '/settings', HAMLET, {
+            enter_sends: true,
+            default_language: 'de',
+            enable_sounds: false,
+            web_font_size_px: 15,
+            emojiset: 'twitter',
+          }),
+        { expectTypes: ['user_settings'] },
+      );
+    });
+
+    it('time zone (realm_user update to everyone) and full name', async () => {
+      await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { timezone: 'Europe/Berlin' }), {
+        expectTypes: ['user_settings', 'realm_user'],
+      });
+      await verify(OTHELLO, () => ok(t, 'patch', '/settings', HAMLET, { timezone: 'America/New_York' }), {
+        expectTypes: ['realm_user'],
+      });
+      await verify(OTHELLO, () => ok(t, 'patch', '/settings', HAMLET, { full_name: 'Hamlet, Prince' }), {
+        expectTypes: ['realm_user'],
+      });
+    });
+
+    it('email address visibility: delivery_email and the API email, for the user and the others', async () => {
+      for (const observer of [HAMLET, OTHELLO, IAGO]) {
+        await verify(observer, () => ok(t, 'patch', '/settings', PROSPERO, { email_address_visibility: 3 }));
+        await verify(observer, () => ok(t, 'patch', '/settings', PROSPERO, { email_address_visibility: 1 }));
+      }
+      await verify(PROSPERO, () => ok(t, 'patch', '/settings', PROSPERO, { email_address_visibility: 4 }));
+    });
+  });
+
   describe('users', () => {
     it('realm_user add (a new user)', async () => {
       await verify(
