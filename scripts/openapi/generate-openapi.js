@@ -157,6 +157,24 @@ const OWN = {
     requestBody: form('Any parameter of `PATCH /settings`.'),
     responses: { 200: success, 400: error },
   },
+  'get /accounts/confirm_new_email/{key}': {
+    operationId: 'confirm-email-change',
+    summary: 'Confirm an email change (web page)',
+    description:
+      'The link of the email sent to the new address after `PATCH /settings` with `email`: an HTML page for a ' +
+      'browser. Changes the address once, within a day, if it is still free and changes are still allowed.',
+    tags: ['users'],
+    security: [],
+    parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: { description: 'Changed.', content: { 'text/html': { schema: { type: 'string' } } } },
+      400: {
+        description: 'Refused (the reason on the page).',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      404: { description: 'Unknown, used or expired link.', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  },
   'patch /api/v1/realm': {
     operationId: 'update-realm',
     summary: 'Update organization settings',

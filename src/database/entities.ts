@@ -2,6 +2,7 @@ import { Realm, RealmUserDefault } from '../realm/realm.entity';
 import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
 import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-profile-field.entity';
 import { NavigationView } from '../users/navigation-view.entity';
+import { EmailChangeStatus } from '../users/email-change.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
 import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
@@ -31,6 +32,7 @@ export const ENTITIES = [
   CustomProfileField,
   CustomProfileFieldValue,
   NavigationView,
+  EmailChangeStatus,
   PushDeviceToken,
   Recipient,
   Stream,
@@ -73,6 +75,8 @@ foreignKey(CustomProfileField, 'realm_id', () => Realm);
 foreignKey(CustomProfileFieldValue, 'user_profile_id', () => UserProfile);
 foreignKey(CustomProfileFieldValue, 'field_id', () => CustomProfileField);
 foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
+foreignKey(EmailChangeStatus, 'realm_id', () => Realm);
+foreignKey(EmailChangeStatus, 'user_profile_id', () => UserProfile);
 foreignKey(PushDeviceToken, 'user_id', () => UserProfile);
 // Channels (src/channels).
 foreignKey(Stream, 'realm_id', () => Realm);

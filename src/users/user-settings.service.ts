@@ -12,6 +12,7 @@ import { USER_SETTING_DEFS, UserSettingName } from '../realm/user-settings';
 import { Role } from '../realm/system-groups';
 import { hashPassword, verifyPassword } from './api-keys';
 import { AuthService } from './auth.service';
+import { EmailChangeService } from './email-change.service';
 import { SETTINGS_PARAM_ORDER, type UpdateSettingsArgs } from './dto/settings.dto';
 import { isAvailableLanguage, LANGUAGE_NAMES } from './languages';
 import { apiEmail, canSeeDeliveryEmail, EmailVisibility, gravatarUrl } from './user-format';
@@ -87,6 +88,7 @@ export class UserSettingsService {
     private readonly auth: AuthService,
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
+    private readonly emailChange: EmailChangeService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -106,8 +108,8 @@ export class UserSettingsService {
       const user = (await this.repository.lockUser(realm.id, ctx.user.id))!;
       if (args.new_password !== undefined) await this.changePassword(user, args.old_password ?? '', args.new_password);
       if (args.email !== undefined && args.email.trim() !== user.deliveryEmail) {
-        // Zulip starts a confirmation by email here; this server has no confirmation links yet.
-        if (realm.emailChangesDisabled && user.role > Role.ADMINISTRATOR) throw SettingsErrors.emailChangesDisabled();
+        // Nothing changes until the new address confirms (the link in the email).
+        await this.emailChange.start(realm, user, args.email.trim());
       }
       if (args.full_name !== undefined && args.full_name !== user.fullName) {
         // As Zulip: silently ignored when the organization disables name changes.

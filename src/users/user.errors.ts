@@ -40,6 +40,7 @@ export const SettingsErrors = {
   wrongPassword: () => badRequest('Wrong password!'),
   newPasswordTooWeak: () => badRequest('New password is too weak!'),
   emailChangesDisabled: () => badRequest('Email address changes are disabled in this organization.'),
+  invalidAddress: () => badRequest('Invalid address.'),
 };
 
 /** Errors about user groups and their memberships. */

@@ -1,3 +1,6 @@
+import { EmailModule } from '../email/email.module';
+import { EmailChangeController } from './email-change.controller';
+import { EmailChangeService } from './email-change.service';
 import { SettingsController } from './settings.controller';
 import { UserSettingsService } from './user-settings.service';
 import { Module } from '@nestjs/common';
@@ -23,9 +26,10 @@ import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [RealmModule, EventsModule],
+  imports: [RealmModule, EventsModule, EmailModule],
   providers: [
     UserSettingsService,
+    EmailChangeService,
     UsersRepository,
     GroupMembershipRepository,
     ProfileValuesRepository,
@@ -47,6 +51,7 @@ import { UsersService } from './users.service';
     UserGroupsController,
     NavigationViewsController,
     SettingsController,
+    EmailChangeController,
   ],
   exports: [
     AuthService,
