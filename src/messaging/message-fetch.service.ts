@@ -115,8 +115,49 @@ export class MessageFetchService {
       return { messages: await this.formatRows(auth, rows, opts), history_limited: false };
     }
 
-    let anchor = parseAnchor(input.anchor, input.useFirstUnreadAnchor ?? false);
+    const anchor = parseAnchor(input.anchor, input.useFirstUnreadAnchor ?? false);
     const built = await this.buildQuery(auth, terms);
+    const window = await this.fetchWindow(auth, built, anchor, { numBefore, numAfter, includeAnchor });
+    return {
+      messages: await this.formatRows(auth, window.rows, opts),
+      anchor: window.anchor,
+      found_anchor: window.foundAnchor,
+      found_oldest: window.foundOldest,
+      found_newest: window.foundNewest,
+      history_limited: false,
+    };
+  }
+
+  /**
+   * The ids of a narrow's messages around an anchor, as GET /messages selects them (Zulip's
+   * fetch_messages), for POST /messages/flags/narrow. `anchor` null is the first unread message.
+   */
+  async narrowWindowIds(
+    auth: AuthContext,
+    narrow: unknown,
+    anchor: number | null,
+    range: { numBefore: number; numAfter: number; includeAnchor: boolean },
+  ): Promise<{ ids: number[]; foundOldest: boolean; foundNewest: boolean }> {
+    const built = await this.buildQuery(auth, parseNarrow(narrow ?? []));
+    // Only ids are needed: no search highlighting.
+    built.query.search = null;
+    const window = await this.fetchWindow(auth, built, anchor, range);
+    return {
+      ids: window.rows.map((r) => r.message_id),
+      foundOldest: window.foundOldest,
+      foundNewest: window.foundNewest,
+    };
+  }
+
+  /** The rows of a narrow around an anchor and what they reached (Zulip's post_process_limited_query). */
+  private async fetchWindow(
+    auth: AuthContext,
+    built: BuiltQuery,
+    requestedAnchor: number | null,
+    range: { numBefore: number; numAfter: number; includeAnchor: boolean },
+  ): Promise<{ rows: FetchedRow[]; anchor: number; foundAnchor: boolean; foundOldest: boolean; foundNewest: boolean }> {
+    const { numBefore, numAfter, includeAnchor } = range;
+    let anchor = requestedAnchor;
     if (anchor === null) {
       const unread: FetchQuery = { ...built.query, params: built.query.params.clone() };
       const first = await this.fetch.firstUnreadId(
@@ -139,20 +180,18 @@ export class MessageFetchService {
       toRight,
     });
 
-    // Zulip's post_process_limited_query.
-    let beforeRows = toRight ? rows : rows.filter((r) => r.message_id < anchor);
-    const anchorRows = toRight ? [] : rows.filter((r) => r.message_id === anchor);
-    let afterRows = toRight ? [] : rows.filter((r) => r.message_id > anchor);
+    const at = anchor;
+    let beforeRows = toRight ? rows : rows.filter((r) => r.message_id < at);
+    const anchorRows = toRight ? [] : rows.filter((r) => r.message_id === at);
+    let afterRows = toRight ? [] : rows.filter((r) => r.message_id > at);
     if (numBefore) beforeRows = beforeRows.slice(-numBefore);
     if (after) afterRows = afterRows.slice(0, after);
-    const limited = [...beforeRows, ...anchorRows, ...afterRows];
     return {
-      messages: await this.formatRows(auth, limited, opts),
+      rows: [...beforeRows, ...anchorRows, ...afterRows],
       anchor,
-      found_anchor: anchorRows.length === 1,
-      found_oldest: toLeft || beforeRows.length < numBefore,
-      found_newest: toRight || afterRows.length < after,
-      history_limited: false,
+      foundAnchor: anchorRows.length === 1,
+      foundOldest: toLeft || beforeRows.length < numBefore,
+      foundNewest: toRight || afterRows.length < after,
     };
   }
 

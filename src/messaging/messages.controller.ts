@@ -18,6 +18,7 @@ import {
   SendMessageArgs,
   TypingArgs,
   UpdateFlagsArgs,
+  UpdateFlagsForNarrowArgs,
 } from './dto/messages.dto';
 import { ReportMessageArgs, UpdateMessageArgs } from './dto/message-edit.dto';
 import { MessageDeleteService } from './message-delete.service';
@@ -88,6 +89,22 @@ export class MessagesController {
   @Post('messages/flags')
   updateFlags(@CurrentUser() auth: AuthContext, @Args(UpdateFlagsArgs) args: UpdateFlagsArgs) {
     return this.flags.updateFlags(auth, args.messages, args.op, args.flag);
+  }
+
+  @Post('messages/flags/narrow')
+  updateFlagsForNarrow(
+    @CurrentUser() auth: AuthContext,
+    @Args(UpdateFlagsForNarrowArgs) args: UpdateFlagsForNarrowArgs,
+  ) {
+    return this.flags.updateFlagsForNarrow(auth, {
+      anchor: args.anchor,
+      includeAnchor: args.include_anchor,
+      numBefore: args.num_before,
+      numAfter: args.num_after,
+      narrow: args.narrow,
+      op: args.op,
+      flag: args.flag,
+    });
   }
 
   @Get('messages/:message_id')
