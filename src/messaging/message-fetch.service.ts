@@ -149,6 +149,25 @@ export class MessageFetchService {
     };
   }
 
+  /**
+   * GET /messages/matches_narrow (Zulip's messages_in_narrow_backend): which of the given
+   * messages the user received match the narrow, each with match_content / match_subject
+   * (search highlighting when the narrow searches). Other ids are left out silently.
+   */
+  async messagesMatchingNarrow(
+    auth: AuthContext,
+    messageIds: number[],
+    narrow: unknown,
+  ): Promise<{ messages: Record<string, { match_content: string; match_subject: string }> }> {
+    const built = await this.buildQuery(auth, parseNarrow(narrow), { receivedOnly: true });
+    const rows = await this.fetch.matchingRows(built.query, auth.user.id, auth.realm.id, messageIds);
+    const messages: Record<string, { match_content: string; match_subject: string }> = {};
+    for (const r of rows) {
+      messages[String(r.message_id)] = { match_content: r.match_content, match_subject: r.match_subject };
+    }
+    return { messages };
+  }
+
   /** The rows of a narrow around an anchor and what they reached (Zulip's post_process_limited_query). */
   private async fetchWindow(
     auth: AuthContext,
@@ -205,6 +224,7 @@ export class MessageFetchService {
       allowEmptyTopicName: input.allowEmptyTopicName,
       realmStringId: auth.realm.stringId,
       realmHost: this.realms.realmHost(auth.realm),
+      editHistoryVisibility: auth.realm.messageEditHistoryVisibilityPolicy,
     };
   }
 
@@ -225,7 +245,11 @@ export class MessageFetchService {
   }
 
   /** Turns narrow terms into SQL conditions (Zulip's NarrowBuilder + ok_to_include_history). */
-  private async buildQuery(auth: AuthContext, terms: NarrowTerm[]): Promise<BuiltQuery> {
+  private async buildQuery(
+    auth: AuthContext,
+    terms: NarrowTerm[],
+    opts: { receivedOnly?: boolean } = {},
+  ): Promise<BuiltQuery> {
     const { user, realm } = auth;
     const params = new SqlParams();
     const conditions: string[] = [];
@@ -401,6 +425,7 @@ export class MessageFetchService {
     // Properties of UserMessage rows exist only for messages the user received.
     if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved' && t.operand !== 'followed'))
       includeHistory = false;
+    if (opts.receivedOnly) includeHistory = false;
     if (!includeHistory) {
       const excluded = await this.fetch.inaccessibleChannelRecipientIds(realm.id, user.id, isGuest(user));
       if (excluded.length > 0) conditions.push(`m.recipient_id <> ALL(${params.add(excluded)}::int[])`);

@@ -148,6 +148,25 @@ export class UpdateFlagsForNarrowArgs {
   op: string;
 }
 
+/** GET /messages/matches_narrow. */
+export class MatchesNarrowArgs {
+  @Arg()
+  @IsArray()
+  @IsInt({ each: true })
+  msg_ids: number[];
+
+  @Arg()
+  @IsArray()
+  narrow: unknown[];
+}
+
+/** GET /messages/{message_id}/history. */
+export class MessageHistoryArgs {
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  allow_empty_topic_name: boolean;
+}
+
 export class MarkStreamAsReadArgs {
   @Arg()
   @IsInt()
