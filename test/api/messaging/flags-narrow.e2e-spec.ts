@@ -420,4 +420,69 @@ describe('POST /messages/flags/narrow', () => {
     expect(many.queries.filter((q) => /UPDATE user_message/.test(q))).toHaveLength(1);
     expect(elapsed).toBeLessThan(10_000);
   });
+
+  it('marks 100,000 unread messages read in batches of 5000, as the mobile app does', async () => {
+    const recipient = (
+      await t.dataSource.query<Array<{ recipient_id: number }>>(`SELECT recipient_id FROM stream WHERE id = $1`, [
+        await channelId(t, 'Rome'),
+      ])
+    )[0].recipient_id;
+    const realmId = (await t.app.get(RealmService).findByStringId('zulip'))!.id;
+    const [iago, cordelia] = [await userId(t, IAGO), await userId(t, CORDELIA)];
+    await subscribe(t, CORDELIA, 'Rome');
+    await t.dataSource.query(
+      `WITH m AS (
+         INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content,
+                              rendered_content_version, date_sent, sending_client, is_channel_message)
+         SELECT $1, $2, $3, 'huge', 'bulk ' || g, '<p>bulk ' || g || '</p>', 1, now(), 'test', true
+           FROM generate_series(1, 100000) g
+         RETURNING id
+       ) INSERT INTO user_message (user_profile_id, message_id, flags) SELECT $4, id, 0 FROM m`,
+      [realmId, iago, recipient, cordelia],
+    );
+    let anchor = 'oldest';
+    let includeAnchor = true;
+    let updated = 0;
+    let requests = 0;
+    const counts: number[] = [];
+    const started = Date.now();
+    for (;;) {
+      const { result, count } = await countQueries(() =>
+        ok(CORDELIA, {
+          anchor,
+          include_anchor: includeAnchor,
+          num_before: 0,
+          num_after: 5000,
+          narrow: [{ operator: 'channel', operand: 'Rome' }],
+          op: 'add',
+          flag: 'read',
+        }),
+      );
+      requests++;
+      if (result.processed_count === 5000) counts.push(count);
+      updated += result.updated_count;
+      if (result.found_newest) break;
+      anchor = String(result.last_processed_id);
+      includeAnchor = false;
+    }
+    const elapsed = Date.now() - started;
+    expect(updated).toBe(100_000);
+    // 20 full batches, and one more that finds nothing newer when the last batch ended exactly at the newest.
+    expect(requests).toBeGreaterThanOrEqual(20);
+    expect(requests).toBeLessThanOrEqual(21);
+    if (process.env.FLAGS_TIMING)
+      console.log(`100k: ${requests} requests, ${elapsed} ms, statements ${counts.join(' ')}`);
+    // Every full batch of 5000: a handful of statements (channel, window, access, UPDATE; the
+    // first request also loads the caller, and the app's own bookkeeping may add one).
+    expect(counts).toHaveLength(20);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(6);
+    const [{ unread }] = await t.dataSource.query<Array<{ unread: number }>>(
+      `SELECT count(*)::int AS unread FROM user_message um JOIN message m ON m.id = um.message_id
+        WHERE um.user_profile_id = $1 AND m.recipient_id = $2 AND (um.flags & 1) = 0`,
+      [cordelia, recipient],
+    );
+    expect(unread).toBe(0);
+    // Generous for a shared CI machine (about 12 s here under a load average of 10).
+    expect(elapsed).toBeLessThan(60_000);
+  });
 });
