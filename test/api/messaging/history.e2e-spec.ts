@@ -4,6 +4,7 @@ import { Clock } from '../../../src/messaging/clock';
 import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import {
+  BOT,
   call,
   channelId,
   CORDELIA,
@@ -16,6 +17,7 @@ import {
   PROSPERO,
   sendChannel,
   sendDirect,
+  setUser,
   takeEvents,
   userId,
 } from './helpers';
@@ -37,7 +39,14 @@ describe('GET /messages/{message_id}/history', () => {
     const res = await call(t, 'patch', `/messages/${id}`, email, params);
     if (res.status !== 200) throw new Error(`edit failed: ${JSON.stringify(res.body)}`);
   }
-  const now = () => Math.floor(t.app.get(Clock).now().getTime() / 1000);
+  /** The stored send time and edit times (oldest edit first) of a message, in seconds. */
+  async function times(id: number): Promise<{ sent: number; edits: number[] }> {
+    const [row] = await t.dataSource.query<Array<{ sent: number; history: Array<{ timestamp: number }> | null }>>(
+      `SELECT floor(extract(epoch FROM date_sent))::int AS sent, edit_history AS history FROM message WHERE id = $1`,
+      [id],
+    );
+    return { sent: row.sent, edits: (row.history ?? []).map((e) => e.timestamp).reverse() };
+  }
   async function setPolicy(value: string): Promise<void> {
     const res = await call(t, 'patch', '/realm', IAGO, { message_edit_history_visibility_policy: value });
     expect(res.status).toBe(200);
@@ -52,7 +61,7 @@ describe('GET /messages/{message_id}/history', () => {
     const hamlet = await userId(t, HAMLET);
     const iago = await userId(t, IAGO);
     const id = await sendChannel(t, HAMLET, 'Verona', 'history one', 'first **version**');
-    const sent = now();
+    const { sent } = await times(id);
     expect(await entries(OTHELLO, id)).toEqual([
       {
         content: 'first **version**',
@@ -63,13 +72,10 @@ describe('GET /messages/{message_id}/history', () => {
       },
     ]);
     await edit(HAMLET, id, { content: 'second version' });
-    const edited = now();
     await edit(HAMLET, id, { topic: 'history two' });
-    const renamed = now();
     await edit(HAMLET, id, { content: 'third version', topic: 'history three' });
-    const both = now();
     await edit(IAGO, id, { stream_id: await channelId(t, 'Denmark') });
-    const moved = now();
+    const [edited, renamed, both, moved] = (await times(id)).edits;
     const first = { content: 'first **version**', rendered_content: '<p>first <strong>version</strong></p>' };
     const second = { content: 'second version', rendered_content: '<p>second version</p>' };
     const third = { content: 'third version', rendered_content: '<p>third version</p>' };
@@ -192,6 +198,15 @@ describe('GET /messages/{message_id}/history', () => {
       400,
       'allow_empty_topic_name is not valid JSON',
     );
+
+    // A deactivated user is refused before anything else; a bot reads history like anyone.
+    await setUser(t, CORDELIA, { is_active: false });
+    try {
+      expectError(await history(CORDELIA, pub), 401, 'Account is deactivated', 'UNAUTHORIZED');
+    } finally {
+      await setUser(t, CORDELIA, { is_active: true });
+    }
+    expect(await entries(BOT, pub)).toHaveLength(1);
 
     const lear = await t.app.get(RealmService).createRealm({ stringId: 'learhistory', name: 'Lear history' });
     await t.app.get(UsersService).createUser(lear, { email: 'gloucester@lear.example', fullName: 'Gloucester' });

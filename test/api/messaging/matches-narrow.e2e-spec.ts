@@ -12,6 +12,7 @@ import {
   POLONIUS,
   sendChannel,
   sendDirect,
+  setUser,
   userId,
 } from './helpers';
 
@@ -81,6 +82,12 @@ describe('GET /messages/matches_narrow', () => {
     expect(await matches(CORDELIA, [pub, core, dm, 2_000_000_000, 99_999_999_999], [])).toEqual({});
     expect(Object.keys(await matches(OTHELLO, [pub, dm], []))).toEqual([String(pub), String(dm)]);
     expect(await matches(POLONIUS, [pub], [])).toEqual({});
+    await setUser(t, OTHELLO, { is_active: false });
+    try {
+      expectError(await get(OTHELLO, { msg_ids: [pub], narrow: [] }), 401, 'Account is deactivated', 'UNAUTHORIZED');
+    } finally {
+      await setUser(t, OTHELLO, { is_active: true });
+    }
 
     const lear = await t.app.get(RealmService).createRealm({ stringId: 'learmatch', name: 'Lear match' });
     await t.app.get(UsersService).createUser(lear, { email: 'kent@lear.example', fullName: 'Kent' });
