@@ -25,6 +25,8 @@ import { MessagingStateService } from './messaging-state.service';
 import { ReactionsRepository } from './reactions.repository';
 import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
+import { ReadReceiptsService } from './read-receipts.service';
+import { MessageHistoryService } from './message-history.service';
 
 /**
  * Messages, UserMessage rows and flags, reactions, rendering, typing notifications and message
@@ -55,6 +57,8 @@ import { TypingService } from './typing.service';
     MessageDeletion,
     MessageDeleteService,
     MessageReportService,
+    ReadReceiptsService,
+    MessageHistoryService,
   ],
   controllers: [MessagesController],
   exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],

@@ -348,8 +348,8 @@ export class RegisterService {
       realm_enable_guest_user_dm_warning: true,
       realm_giphy_rating: 2,
       realm_welcome_message_custom_text: '',
-      realm_message_edit_history_visibility_policy: 'all',
-      realm_allow_edit_history: true,
+      realm_message_edit_history_visibility_policy: realm.messageEditHistoryVisibilityPolicy,
+      realm_allow_edit_history: realm.messageEditHistoryVisibilityPolicy !== 'none',
       realm_available_video_chat_providers: {
         disabled: { name: 'None', id: 0 },
         jitsi_meet: { name: 'Jitsi Meet', id: 1 },

@@ -195,6 +195,14 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => patchRealm({ allow_message_editing: true }));
     });
 
+    it('realm update (message edit history visibility, with realm_allow_edit_history)', async () => {
+      await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'none' }), {
+        expectTypes: ['realm'],
+      });
+      await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'moves' }));
+      await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'all' }));
+    });
+
     it('realm update_dict of group settings (channel creation, wildcard mentions, invitations)', async () => {
       const admins = await groupId(t, 'role:administrators');
       const members = await groupId(t, 'role:members');
@@ -590,6 +598,24 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => flag('add', 'starred', [id]));
       await verify(HAMLET, () => flag('remove', 'starred', [id]));
       await verify(HAMLET, () => ok(t, 'post', '/mark_all_as_read', HAMLET));
+    });
+
+    it('update_message_flags from POST /messages/flags/narrow (mark read, unread from here, star)', async () => {
+      const ids: number[] = [];
+      for (const content of ['one', 'two', 'three']) {
+        ids.push((await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'narrow flags', content })).id as number);
+      }
+      const narrow = [
+        { operator: 'channel', operand: 'Verona' },
+        { operator: 'topic', operand: 'narrow flags' },
+      ];
+      const byNarrow = (params: Record<string, unknown>) =>
+        ok(t, 'post', '/messages/flags/narrow', HAMLET, { narrow, num_before: 0, ...params });
+      await verify(HAMLET, () => byNarrow({ anchor: 'oldest', num_after: 10, op: 'add', flag: 'read' }), {
+        expectTypes: ['update_message_flags'],
+      });
+      await verify(HAMLET, () => byNarrow({ anchor: String(ids[1]), num_after: 10, op: 'remove', flag: 'read' }));
+      await verify(HAMLET, () => byNarrow({ anchor: 'first_unread', num_after: 1, op: 'add', flag: 'starred' }));
     });
 
     it('reaction add and remove, typing (events that change no register state)', async () => {
