@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'NOT_FOUND'
   | 'BAD_NARROW'
+  | 'BAD_IMAGE'
   | 'RATE_LIMIT_HIT'
   | 'INVALID_API_KEY'
   | 'INTERNAL_SERVER_ERROR';
