@@ -405,6 +405,30 @@ describe('custom emoji', () => {
       expect(Object.values(await list()).some((e) => e.name === 'bad_image')).toBe(false);
     });
 
+    it('reads nothing of an anonymous upload: 401, nothing stored', async () => {
+      const before = await rowCount();
+      const res = await t
+        .http()
+        .post('/api/v1/realm/emoji/anonymous')
+        .attach('f', await png(), 'a.png');
+      expect(res.status).toBe(401);
+      expect(await rowCount()).toBe(before);
+    });
+
+    it('concurrent uploads of one name: one emoji, the others refused cleanly', async () => {
+      const data = await png();
+      const results = await Promise.all(Array.from({ length: 5 }, () => upload(IAGO, 'race', [{ data }])));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 200)) {
+        expectError(r, 400, 'A custom emoji with this name already exists.');
+      }
+      expect(Object.values(await list()).filter((e) => e.name === 'race')).toHaveLength(1);
+      // No file of a refused upload stays behind: each stored emoji has its image and its original.
+      const dir = join(dataDir, 'uploads', 'avatars', String(realmId), 'emoji', 'images');
+      const stored = Object.keys(await list()).length;
+      expect(readdirSync(dir).filter((f) => f !== 'still')).toHaveLength(2 * stored);
+    });
+
     it("is per realm: another realm's names are free, its emoji are not listed", async () => {
       await uploadOk(LEAR, 'my_emoji', undefined, 'lear');
       const lears = await list(LEAR, 'lear');
