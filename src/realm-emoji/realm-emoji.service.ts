@@ -127,6 +127,8 @@ export class RealmEmojiService {
   /** delete_emoji + do_remove_realm_emoji: administrators, or the emoji's author, deactivate it. */
   async remove(auth: AuthContext, name: string): Promise<void> {
     const { user, realm } = auth;
+    // No stored emoji has any other name (nor may one with a NUL reach SQL).
+    if (!isPossibleEmojiName(name)) throw EmojiErrors.customEmojiNotFound(name);
     await runInTransaction(this.dataSource, async () => {
       const emoji = await this.repo.lockActive(realm.id, name);
       if (!emoji) throw EmojiErrors.customEmojiNotFound(name);

@@ -460,6 +460,14 @@ describe('custom emoji', () => {
     it('an unknown name is a 404', async () => {
       const res = await remove(IAGO, 'invalid_emoji');
       expectError(res, 404, "Emoji 'invalid_emoji' does not exist");
+      for (const [raw, name] of [
+        ['%00', '\0'],
+        ['a%2Fb', 'a/b'],
+        ['MY_EMOJI', 'MY_EMOJI'],
+        ['%20', ' '],
+      ]) {
+        expectError(await remove(IAGO, raw), 404, `Emoji '${name}' does not exist`);
+      }
     });
 
     it('administrators delete any emoji, others only their own; deletion deactivates', async () => {
