@@ -25,6 +25,7 @@ import { MessagingModule } from './messaging/messaging.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
+import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
 import { RegisterModule } from './register/register.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
@@ -54,6 +55,7 @@ export class AppModule implements OnModuleDestroy {
         RealmModule,
         UsersModule,
         ChannelsModule,
+        RealmEmojiModule,
         MessagingModule,
         UploadsModule,
         RealmAdminModule,

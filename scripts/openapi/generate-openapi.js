@@ -221,6 +221,25 @@ const OWN = {
     ],
     responses: file('The file.'),
   },
+  'get /user_avatars/{realm_id}/emoji/images/{path}': {
+    operationId: 'get-custom-emoji-image',
+    summary: 'Download a custom emoji image',
+    description:
+      "A custom emoji's image (the `source_url` and `still_url` of `GET /realm/emoji`), public as Zulip's `/user_avatars/`.",
+    tags: ['server_and_organizations'],
+    security: [],
+    parameters: [
+      { name: 'realm_id', in: 'path', required: true, schema: { type: 'string' } },
+      {
+        name: 'path',
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+        description: '`<file>` or `still/<file>.png`',
+      },
+    ],
+    responses: file('The image.'),
+  },
   'get /user_uploads/temporary/{token}/{filename}': {
     operationId: 'get-uploaded-file-temporary',
     summary: 'Download an uploaded file through a temporary URL',

@@ -18,6 +18,7 @@ import {
   UserMessage,
 } from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
+import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -46,6 +47,7 @@ export const ENTITIES = [
   Reaction,
   Attachment,
   AttachmentMessage,
+  RealmEmoji,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -116,3 +118,6 @@ foreignKey(Attachment, 'owner_id', () => UserProfile);
 foreignKey(Attachment, 'realm_id', () => Realm);
 foreignKey(AttachmentMessage, 'attachment_id', () => Attachment);
 foreignKey(AttachmentMessage, 'message_id', () => Message);
+// Custom emoji (src/realm-emoji).
+foreignKey(RealmEmoji, 'realm_id', () => Realm);
+foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);

@@ -81,6 +81,24 @@ export type CustomProfileFieldsEvent = {
   fields: JsonObject[];
 };
 
+/** A custom emoji as the API shows it (emojiDict in realm-emoji/). */
+export type RealmEmojiDict = {
+  id: string;
+  name: string;
+  source_url: string;
+  /** For an animated emoji, the URL of a still image of its first frame; otherwise null. */
+  still_url: string | null;
+  deactivated: boolean;
+  author_id: number | null;
+};
+
+/** The realm's custom emoji changed: every emoji of the realm, deactivated ones included, by id. */
+export type RealmEmojiUpdateEvent = {
+  type: 'realm_emoji';
+  op: 'update';
+  realm_emoji: Record<string, RealmEmojiDict>;
+};
+
 // ---- users ------------------------------------------------------------------------------------
 
 /** A new user (userDict in users/user-format.ts, with `profile_data`). */
@@ -412,6 +430,7 @@ export type ClientEvent =
   | UpdateDisplaySettingsEvent
   | UpdateGlobalNotificationsEvent
   | CustomProfileFieldsEvent
+  | RealmEmojiUpdateEvent
   | RealmUserAddEvent
   | RealmUserUpdateEvent
   | RealmBotUpdateEvent

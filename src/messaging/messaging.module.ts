@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
+import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
 import { UsersModule } from '../users/users.module';
 import { ChannelMessagesHandler } from './channel-messages.handler';
 import { Clock } from './clock';
@@ -34,7 +35,7 @@ import { MessageHistoryService } from './message-history.service';
  * delete, report and upload features build on.
  */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule],
   providers: [
     MessagesRepository,
     MessageFetchRepository,

@@ -3,12 +3,13 @@ import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { MessagingModule } from '../messaging/messaging.module';
 import { RealmModule } from '../realm/realm.module';
+import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, RealmEmojiModule],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

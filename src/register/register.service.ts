@@ -9,6 +9,7 @@ import { MessagingStateService } from '../messaging/messaging-state.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
+import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
 import { CUSTOM_PROFILE_FIELD_TYPES, defaultExternalAccountsForApi } from '../realm/custom-profile-fields.policy';
 import { CustomProfileFieldsService } from '../realm/custom-profile-fields.service';
 import { renderRealmDescription } from '../realm/realm-description';
@@ -67,6 +68,7 @@ export class RegisterService {
     private readonly messagingState: MessagingStateService,
     private readonly customProfileFields: CustomProfileFieldsService,
     private readonly navigationViews: NavigationViewsService,
+    private readonly realmEmoji: RealmEmojiService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -118,6 +120,7 @@ export class RegisterService {
       state.custom_profile_fields = await this.customProfileFields.listForApi(realm.id);
       state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
     }
+    if (want('realm_emoji')) state.realm_emoji = await this.realmEmoji.list(realm.id);
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
     Object.assign(state, this.unbackedState(want));
@@ -204,7 +207,7 @@ export class RegisterService {
 
   /**
    * Sections for Zulip features this server does not have (alert words, muted users, presence,
-   * custom emoji, linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
+   * linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
    * user status, onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
@@ -221,7 +224,6 @@ export class RegisterService {
       Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: Date.now() / 1000 });
     }
     if (want('realm_domains')) state.realm_domains = [];
-    if (want('realm_emoji')) state.realm_emoji = {};
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
     // realm_filters is always empty in Zulip (the legacy format cannot express templates).
     if (want('realm_linkifiers')) state.realm_linkifiers = [];

@@ -649,6 +649,9 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       }
       return;
     }
+    case 'realm_emoji':
+      state.realm_emoji = event.realm_emoji;
+      return;
     case 'realm_user_settings_defaults':
       if (event.op !== 'update') throw new Error(`unexpected realm_user_settings_defaults op ${String(event.op)}`);
       state.realm_user_settings_defaults[event.property] = event.value;

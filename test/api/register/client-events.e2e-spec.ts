@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClientEventKey, clientEventKey } from '../../../src/events/client-events';
 import { EventsService } from '../../../src/events/events.service';
+import { animatedImage } from '../../helpers/images';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
@@ -111,6 +112,17 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     },
     custom_profile_fields: {
       action: () => ok(t, 'post', '/realm/profile_fields', IAGO, { name: 'Pet', field_type: 1, hint: 'A pet' }),
+    },
+    'realm_emoji/update': {
+      action: async () => {
+        const res = await t
+          .http()
+          .post('/api/v1/realm/emoji/event_emoji')
+          .auth(...(await t.auth(IAGO)))
+          .attach('f', await animatedImage('gif'), 'event.gif');
+        if (res.status !== 200) throw new Error(`emoji upload: ${res.status} ${JSON.stringify(res.body)}`);
+        await ok(t, 'delete', '/realm/emoji/event_emoji', IAGO);
+      },
     },
     // ---- users
     'realm_user/add': {

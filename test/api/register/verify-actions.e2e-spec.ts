@@ -10,6 +10,7 @@
  */
 import { AuthService } from '../../../src/users/auth.service';
 import { applyEvents, ApplyContext, keysRecomputedByServer, normalizeState, State } from '../../helpers/apply-events';
+import { animatedImage, stillImage } from '../../helpers/images';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
   channelId,
@@ -529,6 +530,24 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('custom emoji', () => {
+    it('realm_emoji update (upload a still and an animated emoji, deactivate one)', async () => {
+      const uploadEmoji = async (name: string, data: Buffer, file: string) => {
+        const res = await t
+          .http()
+          .post(`/api/v1/realm/emoji/${name}`)
+          .auth(...(await t.auth(HAMLET)))
+          .attach('f', data, file);
+        if (res.status !== 200) throw new Error(`emoji upload: ${res.status} ${JSON.stringify(res.body)}`);
+      };
+      await verify(POLONIUS, async () => uploadEmoji('verified', await stillImage('png'), 'v.png'), {
+        expectTypes: ['realm_emoji'],
+      });
+      await verify(HAMLET, async () => uploadEmoji('verified_gif', await animatedImage('gif'), 'v.gif'));
+      await verify(HAMLET, () => ok(t, 'delete', '/realm/emoji/verified', IAGO));
+    });
+  });
+
   describe('messages', () => {
     const send = (as: string, params: Record<string, unknown>) => ok(t, 'post', '/messages', as, params);
 
@@ -691,6 +710,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'realm_user/add',
       'realm_user/update',
       'custom_profile_fields',
+      'realm_emoji/update',
       'navigation_view/add',
       'navigation_view/update',
       'navigation_view/remove',
