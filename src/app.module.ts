@@ -17,6 +17,7 @@ import { EmailModule } from './email/email.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { StaticModule } from './static/static.module';
+import { BotStorageModule } from './bot-storage/bot-storage.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsService } from './jobs/jobs.service';
 import { MetricsModule } from './metrics/metrics.module';
@@ -65,6 +66,7 @@ export class AppModule implements OnModuleDestroy {
         OpenApiModule,
         PushModule,
         StaticModule,
+        BotStorageModule,
       ],
       providers: [
         {

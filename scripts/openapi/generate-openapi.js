@@ -175,6 +175,52 @@ const OWN = {
       404: { description: 'Unknown, used or expired link.', content: { 'text/html': { schema: { type: 'string' } } } },
     },
   },
+  'get /api/v1/bot_storage': {
+    operationId: 'get-bot-storage',
+    summary: 'Read bot storage',
+    description:
+      "Zulip's `GET /bot_storage` (not in Zulip's document; the Python client's `get_storage`): the values of " +
+      '`keys` (a JSON list), or of every key. Bots only.',
+    tags: ['bots'],
+    parameters: [{ name: 'keys', in: 'query', required: false, schema: { type: 'string' } }],
+    responses: {
+      200: {
+        description: 'The values.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                result: { type: 'string' },
+                msg: { type: 'string' },
+                storage: { type: 'object', additionalProperties: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+      400: error,
+    },
+  },
+  'put /api/v1/bot_storage': {
+    operationId: 'update-bot-storage',
+    summary: 'Write bot storage',
+    description:
+      "Zulip's `PUT /bot_storage` (the Python client's `update_storage`): `storage`, a JSON dict of strings, is " +
+      'written all or nothing, within 10,000,000 characters of keys and values per bot. Bots only.',
+    tags: ['bots'],
+    requestBody: form('storage: a JSON object of string values.'),
+    responses: { 200: success, 400: error },
+  },
+  'delete /api/v1/bot_storage': {
+    operationId: 'remove-bot-storage',
+    summary: 'Remove bot storage',
+    description:
+      "Zulip's `DELETE /bot_storage`: removes `keys` (a JSON list), or every key; nothing if one does not exist. Bots only.",
+    tags: ['bots'],
+    requestBody: form('keys: a JSON list of keys (optional).'),
+    responses: { 200: success, 400: error },
+  },
   'patch /api/v1/realm': {
     operationId: 'update-realm',
     summary: 'Update organization settings',

@@ -3,6 +3,7 @@ import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/u
 import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-profile-field.entity';
 import { NavigationView } from '../users/navigation-view.entity';
 import { EmailChangeStatus } from '../users/email-change.entity';
+import { BotStorageData } from '../bot-storage/bot-storage.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
 import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
@@ -34,6 +35,7 @@ export const ENTITIES = [
   CustomProfileFieldValue,
   NavigationView,
   EmailChangeStatus,
+  BotStorageData,
   PushDeviceToken,
   Recipient,
   Stream,
@@ -79,6 +81,7 @@ foreignKey(CustomProfileFieldValue, 'field_id', () => CustomProfileField);
 foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
 foreignKey(EmailChangeStatus, 'realm_id', () => Realm);
 foreignKey(EmailChangeStatus, 'user_profile_id', () => UserProfile);
+foreignKey(BotStorageData, 'bot_profile_id', () => UserProfile);
 foreignKey(PushDeviceToken, 'user_id', () => UserProfile);
 // Channels (src/channels).
 foreignKey(Stream, 'realm_id', () => Realm);

@@ -3,7 +3,7 @@ import type { TestApp } from './test-app';
 
 /** Shared helpers for API tests: demo-realm users, form encoding, authenticated calls, lookups. */
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export const IAGO = 'iago@zulip.com';
 export const DESDEMONA = 'desdemona@zulip.com';

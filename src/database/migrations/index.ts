@@ -6,6 +6,7 @@ import { Messaging1795274250846 } from './1795274250846-Messaging';
 import { MessageEditHistoryVisibility1795291012000 } from './1795291012000-MessageEditHistoryVisibility';
 import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
+import { BotStorage1795649705577 } from './1795649705577-BotStorage';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   MessageEditHistoryVisibility1795291012000,
   RealmEmoji1795645131611,
   EmailChangeStatus1795647332460,
+  BotStorage1795649705577,
 ];
