@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { ZulipError } from '../common/errors/zulip-error';
 import type { SystemGroupName } from '../realm/system-groups';
 import { GroupSettingsService } from '../users/group-settings.service';
+import { PrincipalService } from '../users/principal.service';
 import type { Stream } from './channel.entity';
 import { AudienceData } from './channel-audiences';
 import { ChannelFormatContext } from './channel-format';
@@ -33,11 +35,13 @@ export class ChannelAccessService {
   constructor(
     private readonly channels: ChannelsRepository,
     private readonly groupSettings: GroupSettingsService,
+    private readonly principals: PrincipalService,
+    private readonly directory: UserDirectoryService,
   ) {}
 
-  /** The acting user with their recursive group memberships (one query). */
+  /** The acting user with their recursive group memberships (their principal: one query per request). */
   async actorFor(user: { id: number; role: number }): Promise<ChannelActor> {
-    return { id: user.id, role: user.role, groupIds: await this.channels.recursiveGroupIdsOfUser(user.id) };
+    return { id: user.id, role: user.role, groupIds: (await this.principals.of(user)).groupIds };
   }
 
   async accessById(
@@ -114,9 +118,9 @@ export class ChannelAccessService {
     for (const s of streams) {
       for (const name of METADATA_GRANTING_SETTINGS) groupIds.push(s[CHANNEL_GROUP_SETTINGS[name].property]);
     }
-    const users = await this.channels.activeUsers(realmId);
+    const users = await this.directory.activeUsers(realmId);
     const subscribers = await this.channels.subscriberIds(recipientIds);
-    const groupMembers = await this.channels.nonGuestMembersOfGroups(groupIds);
+    const groupMembers = await this.groupSettings.nonGuestMembersOfGroups(groupIds);
     return { users, subscribers, groupMembers };
   }
 }

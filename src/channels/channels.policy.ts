@@ -1,4 +1,5 @@
 import { Role } from '../common/roles';
+import { isGuest } from '../users/principal';
 import { SystemGroupName } from '../realm/system-groups';
 import { StreamPostPolicy } from './channel-settings';
 import { ChannelErrors, ChannelFolderErrors, TopicErrors } from './channel.errors';
@@ -30,17 +31,11 @@ export interface ChannelPermissionView {
   canRemoveSubscribersGroup: number;
 }
 
-export function isGuest(actor: Pick<ChannelActor, 'role'>): boolean {
-  return actor.role === Role.GUEST;
-}
+// One definition of guests and public-channel access, in the authorization kernel (users/principal.ts).
+export { isGuest, canAccessPublicChannels } from '../users/principal';
 
 export function isRealmAdmin(actor: Pick<ChannelActor, 'role'>): boolean {
   return actor.role <= Role.ADMINISTRATOR;
-}
-
-/** Guests may see public channels only when subscribed (can_access_public_streams). */
-export function canAccessPublicChannels(actor: Pick<ChannelActor, 'role'>): boolean {
-  return !isGuest(actor);
 }
 
 /**

@@ -428,20 +428,6 @@ export class MessagesRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Every group the user belongs to, directly or as a member of a subgroup. */
-  async groupIdsOfUser(userId: number): Promise<Set<number>> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `WITH RECURSIVE groups(id) AS (
-           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
-         UNION
-           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN groups ON ggm.subgroup_id = groups.id
-       )
-       SELECT id FROM groups`,
-      [userId],
-    );
-    return new Set(rows.map((r) => r.id));
-  }
-
   /** Zulip's participants_for_topic: senders of the topic's messages and users who reacted to them. */
   async topicParticipantIds(realmId: number, recipientId: number, topic: string): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
@@ -678,24 +664,6 @@ export class MessagesRepository {
         WHERE realm_id = $1 AND path_id = ANY($4::text[]) AND (owner_id = $2 OR is_realm_public)
        ON CONFLICT DO NOTHING`,
       [realmId, senderId, messageId, pathIds],
-    );
-  }
-
-  /** Sets the user's visibility policy for a topic (insert or update). */
-  async upsertUserTopic(
-    userId: number,
-    streamId: number,
-    recipientId: number,
-    topic: string,
-    policy: number,
-    at: Date,
-  ): Promise<void> {
-    await this.em.query(
-      `INSERT INTO user_topic (user_profile_id, stream_id, recipient_id, topic_name, last_updated, visibility_policy)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (user_profile_id, stream_id, lower(topic_name))
-       DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`,
-      [userId, streamId, recipientId, topic, at, policy],
     );
   }
 

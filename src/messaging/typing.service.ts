@@ -17,6 +17,7 @@ import { MessageSendService, userBriefOf } from './message-send.service';
 import { UserErrors } from '../users/user.errors';
 import { ChannelErrors } from '../channels/channel.errors';
 import { MessageErrors, TypingErrors } from './message.errors';
+import { PrincipalService } from '../users/principal.service';
 
 /** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS. */
 export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
@@ -43,6 +44,7 @@ export class TypingService {
     private readonly sender: MessageSendService,
     private readonly realms: RealmService,
     private readonly events: EventsService,
+    private readonly principals: PrincipalService,
   ) {}
 
   private get em(): EntityManager {
@@ -64,7 +66,7 @@ export class TypingService {
         : null;
       if (!channel || channel.deactivated) throw ChannelErrors.invalidId();
       const needsGroups = !channel.subscribed && !isGuest(user) && channel.inviteOnly;
-      const groups = needsGroups ? await this.messages.groupIdsOfUser(user.id) : null;
+      const groups = needsGroups ? await this.principals.groupIdsOf(user.id) : null;
       if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
       await this.sender.checkChannelSendPermission(auth, channel);
       const topic = truncateTopic(normalizeTopicForSend(input.topic));

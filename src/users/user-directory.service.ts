@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { dbIds } from '../database/ids';
+import { currentManager } from '../database/transaction';
+
+/** A user of a realm, as other modules' event audiences and principals need it. */
+export interface RealmUserRow {
+  id: number;
+  role: number;
+  isBot: boolean;
+  botOwnerId: number | null;
+  isActive: boolean;
+  deliveryEmail: string;
+  emailAddressVisibility: number;
+  fullName: string;
+}
+
+/**
+ * Reads of the user table for other modules (channels' audiences and principals …): the users
+ * module owns user_profile, so modules above it ask here instead of writing SQL on it.
+ */
+@Injectable()
+export class UserDirectoryService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get em(): EntityManager {
+    return currentManager() ?? this.dataSource.manager;
+  }
+
+  /** The realm's active users, by id. */
+  async activeUsers(realmId: number): Promise<RealmUserRow[]> {
+    return this.userRows(`WHERE realm_id = $1 AND is_active`, [realmId]);
+  }
+
+  /** Users of the realm among `ids` (deactivated ones included), by id. */
+  async usersByIds(realmId: number, ids: number[]): Promise<RealmUserRow[]> {
+    const valid = dbIds(ids);
+    if (valid.length === 0) return [];
+    return this.userRows(`WHERE realm_id = $1 AND id = ANY($2)`, [realmId, valid]);
+  }
+
+  /** Users of the realm whose delivery email is one of `allEmails` (case-insensitive), by id. */
+  async usersByDeliveryEmails(realmId: number, allEmails: string[]): Promise<RealmUserRow[]> {
+    const emails = allEmails.filter((e) => !e.includes('\0'));
+    if (emails.length === 0) return [];
+    return this.userRows(`WHERE realm_id = $1 AND lower(delivery_email) = ANY($2)`, [
+      realmId,
+      emails.map((e) => e.toLowerCase()),
+    ]);
+  }
+
+  private async userRows(where: string, params: unknown[]): Promise<RealmUserRow[]> {
+    const rows = await this.em.query<
+      Array<{
+        id: number;
+        role: number;
+        is_bot: boolean;
+        bot_owner_id: number | null;
+        is_active: boolean;
+        delivery_email: string;
+        full_name: string;
+        email_address_visibility: number;
+      }>
+    >(
+      `SELECT id, role, is_bot, bot_owner_id, is_active, delivery_email, full_name, email_address_visibility
+         FROM user_profile ${where} ORDER BY id`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      role: r.role,
+      isBot: r.is_bot,
+      botOwnerId: r.bot_owner_id,
+      isActive: r.is_active,
+      deliveryEmail: r.delivery_email,
+      fullName: r.full_name,
+      emailAddressVisibility: r.email_address_visibility,
+    }));
+  }
+}
