@@ -225,4 +225,19 @@ export class ChannelQueriesService {
   actorFor(user: { id: number; role: number }): Promise<ChannelActor> {
     return this.access.actorFor(user);
   }
+
+  /** Active subscribers (active users) of a channel recipient, sorted. */
+  async activeSubscriberIds(recipientId: number): Promise<number[]> {
+    return (await this.channels.subscriberIds([recipientId])).get(recipientId) ?? [];
+  }
+
+  /** Active subscribers (active users) of several channel recipients, sorted. */
+  activeSubscriberIdsByRecipient(recipientIds: number[]): Promise<Map<number, number[]>> {
+    return this.channels.subscriberIds([...new Set(recipientIds)]);
+  }
+
+  /** Is the user actively subscribed to the channel recipient? */
+  async isSubscribed(userId: number, recipientId: number): Promise<boolean> {
+    return (await this.channels.activeSubscription(userId, recipientId)) !== null;
+  }
 }

@@ -303,3 +303,39 @@ export function pickColors(
   others.forEach((id, i) => result.set(id, i < available.length ? available[i] : palette[id % palette.length]));
   return result;
 }
+
+/** What a set-based access check needs to know about each channel. */
+export interface AccessibleChannel extends ChannelPermissionView {
+  id: number;
+  deactivated: boolean;
+  recipientId: number | null;
+}
+
+/**
+ * Set-based channel access (Zulip's access_stream_by_id for many ids at once): of `requestedIds`,
+ * the first one, in the caller's order, that `actor` may not use — not found in the realm, archived
+ * (when `requireActive`), or refused by the content (`'content'`) or metadata (`'metadata'`) rule.
+ * `subscribedRecipientIds`: the recipients of the actor's active subscriptions among these channels.
+ * Undefined when every channel is accessible. "Does not exist" and "no access" are one answer.
+ */
+export function firstRefusedChannel(
+  actor: ChannelActor,
+  requestedIds: readonly number[],
+  found: ReadonlyMap<number, AccessibleChannel>,
+  subscribedRecipientIds: ReadonlySet<number>,
+  level: 'content' | 'metadata',
+  requireActive: boolean,
+): number | undefined {
+  for (const id of requestedIds) {
+    const ch = found.get(id);
+    if (!ch) return id;
+    if (requireActive && ch.deactivated) return id;
+    const subscribed = ch.recipientId !== null && subscribedRecipientIds.has(ch.recipientId);
+    const allowed =
+      level === 'content'
+        ? canAccessChannelContent(actor, ch, subscribed)
+        : canAccessChannelMetadata(actor, ch, subscribed);
+    if (!allowed) return id;
+  }
+  return undefined;
+}

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ChannelQueriesService } from '../channels/channel-queries.service';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -89,6 +91,8 @@ export class MessageEditService {
     private readonly deletion: MessageDeletion,
     private readonly clock: Clock,
     private readonly principals: PrincipalService,
+    private readonly userGroups: UserGroupsQueryService,
+    private readonly channelQueries: ChannelQueriesService,
   ) {}
 
   async updateMessage(auth: AuthContext, messageId: number, input: UpdateMessageInput) {
@@ -244,7 +248,7 @@ export class MessageEditService {
       const { rendered, groups } = render;
       const canMentionMany = () => this.inGroup(auth, realm.can_mention_many_users_group, true);
       if (message.isChannelMessage && rendered.mentionsStreamWildcard) {
-        const subscribers = await this.messages.activeSubscriberIds(message.recipientId);
+        const subscribers = await this.channelQueries.activeSubscriberIds(message.recipientId);
         if (wildcardNeedsPermission(subscribers.length) && !(await canMentionMany())) {
           throw MessageErrors.channelWildcardNotAllowed();
         }
@@ -265,7 +269,7 @@ export class MessageEditService {
             throw MessageErrors.cannotMentionGroup(group.name);
           }
         }
-        groupMembers = new Set(await this.messages.recursiveMemberIdsOfGroups(rendered.mentionedGroupIds));
+        groupMembers = new Set(await this.userGroups.recursiveMemberIdsOfGroups(rendered.mentionedGroupIds));
       }
     }
 

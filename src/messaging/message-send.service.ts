@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -131,6 +132,7 @@ export class MessageSendService {
     private readonly channelQueries: ChannelQueriesService,
     private readonly principals: PrincipalService,
     private readonly userTopics: UserTopicsService,
+    private readonly userGroups: UserGroupsQueryService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -240,7 +242,7 @@ export class MessageSendService {
     if (
       user.isBot &&
       user.botOwnerId !== null &&
-      (await this.messages.isSubscribed(user.botOwnerId, channel.recipientId))
+      (await this.channelQueries.isSubscribed(user.botOwnerId, channel.recipientId))
     ) {
       return;
     }
@@ -420,7 +422,7 @@ export class MessageSendService {
         throw MessageErrors.cannotMentionGroup(group.name);
       }
     }
-    return new Set(await this.messages.recursiveMemberIdsOfGroups(mentionedGroupIds));
+    return new Set(await this.userGroups.recursiveMemberIdsOfGroups(mentionedGroupIds));
   }
 
   private async hasClaimableAttachments(auth: AuthContext, pathIds: string[]): Promise<boolean> {
@@ -534,7 +536,7 @@ export class MessageSendService {
     const mentionedGroups = [...new Set(rendered.flatMap((r) => r.mentionedGroupIds))].filter((id) =>
       groups.some((g) => g.id === id),
     );
-    const groupMembers = await this.messages.groupMembersByGroup(mentionedGroups);
+    const groupMembers = await this.userGroups.groupMembersByGroup(mentionedGroups);
 
     // Recipients: DM conversations (created as needed) and channel subscribers, in bulk.
     const dmParticipants = items.map((i) =>
@@ -546,7 +548,7 @@ export class MessageSendService {
         .map((ids) => ({ hash: directMessageGroupHash(ids), userIds: ids })),
     );
     const channelRecipientIds = items.flatMap((i) => (i.target.kind === 'channel' ? [i.target.recipientId] : []));
-    const subscribers = await this.messages.activeSubscriberIdsByRecipient(channelRecipientIds);
+    const subscribers = await this.channelQueries.activeSubscriberIdsByRecipient(channelRecipientIds);
     const userIds = new Set<number>([sender.id, ...dmParticipants.flatMap((p) => p ?? [])]);
     const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
     users.set(sender.id, sender);

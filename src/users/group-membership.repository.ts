@@ -7,6 +7,13 @@ import { forgetPrincipals } from './principal-memo';
 import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
 import { Role } from '../common/roles';
 
+export interface MentionGroupRow {
+  id: number;
+  name: string;
+  deactivated: boolean;
+  canMentionGroup: number;
+}
+
 /** What `principalRows` loads for one user. */
 export interface PrincipalRow {
   id: number;
@@ -477,5 +484,65 @@ export class GroupMembershipRepository {
       }>
     >(`SELECT name IS NULL AS anonymous FROM user_group WHERE id = $1`, [groupId]);
     return rows[0]?.anonymous === true;
+  }
+
+  /** Named, non-system groups of the realm by name (case-insensitive). */
+  async mentionableGroups(realmId: number, names: string[]): Promise<MentionGroupRow[]> {
+    if (names.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{ id: number; name: string; deactivated: boolean; can_mention_group: number }>
+    >(
+      `SELECT id, name, deactivated, can_mention_group FROM user_group
+        WHERE realm_id = $1 AND name IS NOT NULL AND NOT is_system_group AND lower(name) = ANY($2::text[])`,
+      [realmId, names.map((n) => n.toLowerCase())],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      deactivated: r.deactivated,
+      canMentionGroup: r.can_mention_group,
+    }));
+  }
+
+  /** Active users in any of `groupIds`, directly or through subgroups. */
+  async recursiveMemberIdsOfGroups(groupIds: number[]): Promise<number[]> {
+    if (groupIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `WITH RECURSIVE groups(id) AS (
+           SELECT unnest($1::int[])
+         UNION
+           SELECT ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
+       )
+       SELECT DISTINCT m.user_profile_id AS id FROM user_group_membership m
+         JOIN groups ON m.user_group_id = groups.id
+         JOIN user_profile p ON p.id = m.user_profile_id
+        WHERE p.is_active`,
+      [groupIds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Active members (recursive) of each group. */
+  async groupMembersByGroup(groupIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (groupIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ root: number; id: number }>>(
+      `WITH RECURSIVE groups(root, id) AS (
+           SELECT g, g FROM unnest($1::int[]) AS g
+         UNION
+           SELECT groups.root, ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
+       )
+       SELECT DISTINCT groups.root, m.user_profile_id AS id FROM user_group_membership m
+         JOIN groups ON m.user_group_id = groups.id
+         JOIN user_profile p ON p.id = m.user_profile_id
+        WHERE p.is_active`,
+      [groupIds],
+    );
+    for (const r of rows) {
+      const list = out.get(r.root) ?? [];
+      list.push(r.id);
+      out.set(r.root, list);
+    }
+    return out;
   }
 }

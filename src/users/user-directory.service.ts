@@ -78,4 +78,13 @@ export class UserDirectoryService {
       emailAddressVisibility: r.email_address_visibility,
     }));
   }
+
+  /** Ids of the realm's active users, sorted (recipients of realm-wide events). */
+  async activeUserIds(realmId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      [realmId],
+    );
+    return rows.map((r) => r.id);
+  }
 }
