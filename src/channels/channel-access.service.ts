@@ -8,7 +8,12 @@ import type { Stream } from './channel.entity';
 import { AudienceData } from './channel-audiences';
 import { ChannelFormatContext } from './channel-format';
 import { CHANNEL_GROUP_SETTING_NAMES, CHANNEL_GROUP_SETTINGS, METADATA_GRANTING_SETTINGS } from './channel-settings';
-import { canAccessChannelContent, canAccessChannelMetadata, ChannelActor } from './channels.policy';
+import {
+  canAccessChannelContent,
+  canAccessChannelMetadata,
+  ChannelActor,
+  firstRefusedChannel,
+} from './channels.policy';
 import { ChannelsRepository } from './channels.repository';
 import type { Subscription } from './subscription.entity';
 import { ChannelErrors } from './channel.errors';
@@ -50,8 +55,42 @@ export class ChannelAccessService {
     streamId: number,
     options: AccessOptions = {},
   ): Promise<ChannelAccess> {
-    const stream = await this.channels.findByIdInRealm(realmId, streamId);
-    return this.check(actor, stream, ChannelErrors.invalidId, options);
+    return (await this.require(actor, realmId, [streamId], options)).get(streamId)!;
+  }
+
+  /**
+   * Set-based access (`channelAccess.require(principal, channelIds, …)`): loads every channel and
+   * the actor's subscriptions to them in two queries whatever their number, and refuses with
+   * "Invalid channel ID" the first one, in the caller's order, the actor may not use (pure rule:
+   * `firstRefusedChannel`). A principal (users/principal.ts) is a ChannelActor.
+   */
+  async require(
+    actor: ChannelActor,
+    realmId: number,
+    streamIds: readonly number[],
+    options: AccessOptions = {},
+  ): Promise<Map<number, ChannelAccess>> {
+    const streams = await this.channels.findByIdsInRealm(realmId, [...new Set(streamIds)]);
+    const found = new Map(streams.map((s) => [s.id, s]));
+    // A missing channel is refused before the subscriptions are read.
+    if (streamIds.some((id) => !found.has(id))) throw ChannelErrors.invalidId();
+    const recipientIds = streams.map((s) => s.recipientId).filter((id): id is number => id !== null);
+    const subs = await this.channels.activeSubscriptionRows([actor.id], recipientIds);
+    const subOf = new Map(subs.map((sub) => [sub.recipientId, sub]));
+    const refused = firstRefusedChannel(
+      actor,
+      streamIds,
+      found,
+      new Set(subOf.keys()),
+      (options.requireContentAccess ?? true) ? 'content' : 'metadata',
+      options.requireActive ?? true,
+    );
+    if (refused !== undefined) throw ChannelErrors.invalidId();
+    const out = new Map<number, ChannelAccess>();
+    for (const stream of streams) {
+      out.set(stream.id, { stream, sub: stream.recipientId === null ? null : (subOf.get(stream.recipientId) ?? null) });
+    }
+    return out;
   }
 
   async accessByName(

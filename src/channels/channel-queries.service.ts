@@ -13,7 +13,7 @@ import {
   isRealmAdmin,
   keepsMetadataAfterUnsubscribing,
 } from './channels.policy';
-import { ChannelsRepository } from './channels.repository';
+import { ChannelNotificationState, ChannelsRepository } from './channels.repository';
 import type { Subscription } from './subscription.entity';
 import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
@@ -239,5 +239,13 @@ export class ChannelQueriesService {
   /** Is the user actively subscribed to the channel recipient? */
   async isSubscribed(userId: number, recipientId: number): Promise<boolean> {
     return (await this.channels.activeSubscription(userId, recipientId)) !== null;
+  }
+
+  /** Each user's subscription notification settings for the channel and visibility policy for the topic. */
+  notificationStateOf(
+    userIds: number[],
+    channel: { recipientId: number; streamId: number; topic: string },
+  ): Promise<Map<number, ChannelNotificationState>> {
+    return this.channels.notificationStateOf(userIds, channel);
   }
 }

@@ -8,6 +8,12 @@ import { Subscription } from './subscription.entity';
 
 export type { RealmUserRow } from '../users/user-directory.service';
 
+/** A user's notification state in one channel and topic. */
+export interface ChannelNotificationState {
+  subscription: { isMuted: boolean; pushNotifications: boolean | null; wildcardMentionsNotify: boolean | null } | null;
+  topicVisibility: number;
+}
+
 export type NewChannelValues = Omit<
   Stream,
   'id' | 'recipientId' | 'dateCreated' | 'deactivated' | 'firstMessageId' | 'isRecentlyActive'
@@ -315,4 +321,46 @@ export class ChannelsRepository {
   // ---- users and groups -----------------------------------------------------------------
 
   /** Active users of the realm (event audiences). */
+
+  /**
+   * For each of `userIds`: their active subscription's notification settings for the channel, and
+   * their visibility policy for the topic (mobile push decisions).
+   */
+  async notificationStateOf(
+    userIds: number[],
+    channel: { recipientId: number; streamId: number; topic: string },
+  ): Promise<Map<number, ChannelNotificationState>> {
+    const out = new Map<number, ChannelNotificationState>();
+    if (userIds.length === 0) return out;
+    const rows = await this.em.query<
+      Array<{
+        id: number;
+        is_muted: boolean | null;
+        push_notifications: boolean | null;
+        sub_wildcard_mentions_notify: boolean | null;
+        visibility_policy: number | null;
+      }>
+    >(
+      `SELECT u.id, s.is_muted, s.push_notifications, s.wildcard_mentions_notify AS sub_wildcard_mentions_notify,
+              ut.visibility_policy
+         FROM unnest($1::int[]) AS u(id)
+         LEFT JOIN subscription s ON s.user_profile_id = u.id AND s.recipient_id = $2 AND s.active
+         LEFT JOIN user_topic ut ON ut.user_profile_id = u.id AND ut.stream_id = $3 AND lower(ut.topic_name) = lower($4)`,
+      [userIds, channel.recipientId, channel.streamId, channel.topic],
+    );
+    for (const r of rows) {
+      out.set(r.id, {
+        subscription:
+          r.is_muted !== null
+            ? {
+                isMuted: r.is_muted,
+                pushNotifications: r.push_notifications,
+                wildcardMentionsNotify: r.sub_wildcard_mentions_notify,
+              }
+            : null,
+        topicVisibility: r.visibility_policy ?? 0,
+      });
+    }
+    return out;
+  }
 }

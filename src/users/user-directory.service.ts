@@ -16,6 +16,20 @@ export interface RealmUserRow {
   fullName: string;
 }
 
+/** A user's own push notification settings. */
+export interface UserPushSettingsRow {
+  userId: number;
+  isBot: boolean;
+  settings: {
+    enable_offline_push_notifications: boolean;
+    enable_online_push_notifications: boolean;
+    enable_stream_push_notifications: boolean;
+    enable_followed_topic_push_notifications: boolean;
+    enable_followed_topic_wildcard_mentions_notify: boolean;
+    wildcard_mentions_notify: boolean;
+  };
+}
+
 /**
  * Reads of the user table for other modules (channels' audiences and principals …): the users
  * module owns user_profile, so modules above it ask here instead of writing SQL on it.
@@ -86,5 +100,42 @@ export class UserDirectoryService {
       [realmId],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** Push notification settings of the active users among `userIds` (mobile push decisions). */
+  async pushSettingsOf(userIds: number[]): Promise<UserPushSettingsRow[]> {
+    const ids = dbIds(userIds);
+    if (ids.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{
+        id: number;
+        is_bot: boolean;
+        enable_offline_push_notifications: boolean;
+        enable_online_push_notifications: boolean;
+        enable_stream_push_notifications: boolean;
+        enable_followed_topic_push_notifications: boolean;
+        enable_followed_topic_wildcard_mentions_notify: boolean;
+        wildcard_mentions_notify: boolean;
+      }>
+    >(
+      `SELECT p.id, p.is_bot, p.enable_offline_push_notifications, p.enable_online_push_notifications,
+              p.enable_stream_push_notifications, p.enable_followed_topic_push_notifications,
+              p.enable_followed_topic_wildcard_mentions_notify, p.wildcard_mentions_notify
+         FROM user_profile p
+        WHERE p.id = ANY($1) AND p.is_active`,
+      [ids],
+    );
+    return rows.map((r) => ({
+      userId: r.id,
+      isBot: r.is_bot,
+      settings: {
+        enable_offline_push_notifications: r.enable_offline_push_notifications,
+        enable_online_push_notifications: r.enable_online_push_notifications,
+        enable_stream_push_notifications: r.enable_stream_push_notifications,
+        enable_followed_topic_push_notifications: r.enable_followed_topic_push_notifications,
+        enable_followed_topic_wildcard_mentions_notify: r.enable_followed_topic_wildcard_mentions_notify,
+        wildcard_mentions_notify: r.wildcard_mentions_notify,
+      },
+    }));
   }
 }
