@@ -138,4 +138,14 @@ export class UserDirectoryService {
       },
     }));
   }
+
+  /** Of `userIds`, the active users who want typing notifications. */
+  async receivingTypingNotifications(userIds: number[]): Promise<number[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE id = ANY($1::int[]) AND is_active AND receives_typing_notifications`,
+      [userIds],
+    );
+    return rows.map((r) => r.id);
+  }
 }
