@@ -16,6 +16,7 @@ import {
   parseMultipartWithin,
 } from './common/http/body-limits';
 import { captureRoutes } from './common/http/routes';
+import { runInRequestScope } from './common/request-scope';
 import { ShutdownState } from './health/shutdown-state';
 import { AppLogger, createRootLogger } from './logging/logger';
 import { requestLogging } from './logging/request-log';
@@ -125,6 +126,9 @@ export async function createApp(
   );
   installHttpServerLimits(app.getHttpServer());
   installBodyParsing(app, config);
+  // Each request gets its own memory (the caller's principal, loaded once: users/principal.service.ts),
+  // opened after body parsing: the parsers call on from stream callbacks, outside any scope opened before.
+  app.use((_req: Request, _res: Response, next: NextFunction) => runInRequestScope(next));
   defaultStatus200(app);
   // Signals are handled by main.ts (lifecycle/shutdown.ts), which drains before closing the app.
   await app.init();

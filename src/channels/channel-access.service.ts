@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { ZulipError } from '../common/errors/zulip-error';
 import type { SystemGroupName } from '../realm/system-groups';
 import { GroupSettingsService } from '../users/group-settings.service';
+import { PrincipalService } from '../users/principal.service';
 import type { Stream } from './channel.entity';
 import { AudienceData } from './channel-audiences';
 import { ChannelFormatContext } from './channel-format';
 import { CHANNEL_GROUP_SETTING_NAMES, CHANNEL_GROUP_SETTINGS, METADATA_GRANTING_SETTINGS } from './channel-settings';
-import { canAccessChannelContent, canAccessChannelMetadata, ChannelActor } from './channels.policy';
+import {
+  canAccessChannelContent,
+  canAccessChannelMetadata,
+  ChannelActor,
+  firstRefusedChannel,
+} from './channels.policy';
 import { ChannelsRepository } from './channels.repository';
 import type { Subscription } from './subscription.entity';
 import { ChannelErrors } from './channel.errors';
@@ -33,11 +40,13 @@ export class ChannelAccessService {
   constructor(
     private readonly channels: ChannelsRepository,
     private readonly groupSettings: GroupSettingsService,
+    private readonly principals: PrincipalService,
+    private readonly directory: UserDirectoryService,
   ) {}
 
-  /** The acting user with their recursive group memberships (one query). */
+  /** The acting user with their recursive group memberships (their principal: one query per request). */
   async actorFor(user: { id: number; role: number }): Promise<ChannelActor> {
-    return { id: user.id, role: user.role, groupIds: await this.channels.recursiveGroupIdsOfUser(user.id) };
+    return { id: user.id, role: user.role, groupIds: (await this.principals.of(user)).groupIds };
   }
 
   async accessById(
@@ -46,8 +55,42 @@ export class ChannelAccessService {
     streamId: number,
     options: AccessOptions = {},
   ): Promise<ChannelAccess> {
-    const stream = await this.channels.findByIdInRealm(realmId, streamId);
-    return this.check(actor, stream, ChannelErrors.invalidId, options);
+    return (await this.require(actor, realmId, [streamId], options)).get(streamId)!;
+  }
+
+  /**
+   * Set-based access (`channelAccess.require(principal, channelIds, …)`): loads every channel and
+   * the actor's subscriptions to them in two queries whatever their number, and refuses with
+   * "Invalid channel ID" the first one, in the caller's order, the actor may not use (pure rule:
+   * `firstRefusedChannel`). A principal (users/principal.ts) is a ChannelActor.
+   */
+  async require(
+    actor: ChannelActor,
+    realmId: number,
+    streamIds: readonly number[],
+    options: AccessOptions = {},
+  ): Promise<Map<number, ChannelAccess>> {
+    const streams = await this.channels.findByIdsInRealm(realmId, [...new Set(streamIds)]);
+    const found = new Map(streams.map((s) => [s.id, s]));
+    // A missing channel is refused before the subscriptions are read.
+    if (streamIds.some((id) => !found.has(id))) throw ChannelErrors.invalidId();
+    const recipientIds = streams.map((s) => s.recipientId).filter((id): id is number => id !== null);
+    const subs = await this.channels.activeSubscriptionRows([actor.id], recipientIds);
+    const subOf = new Map(subs.map((sub) => [sub.recipientId, sub]));
+    const refused = firstRefusedChannel(
+      actor,
+      streamIds,
+      found,
+      new Set(subOf.keys()),
+      (options.requireContentAccess ?? true) ? 'content' : 'metadata',
+      options.requireActive ?? true,
+    );
+    if (refused !== undefined) throw ChannelErrors.invalidId();
+    const out = new Map<number, ChannelAccess>();
+    for (const stream of streams) {
+      out.set(stream.id, { stream, sub: stream.recipientId === null ? null : (subOf.get(stream.recipientId) ?? null) });
+    }
+    return out;
   }
 
   async accessByName(
@@ -114,9 +157,9 @@ export class ChannelAccessService {
     for (const s of streams) {
       for (const name of METADATA_GRANTING_SETTINGS) groupIds.push(s[CHANNEL_GROUP_SETTINGS[name].property]);
     }
-    const users = await this.channels.activeUsers(realmId);
+    const users = await this.directory.activeUsers(realmId);
     const subscribers = await this.channels.subscriberIds(recipientIds);
-    const groupMembers = await this.channels.nonGuestMembersOfGroups(groupIds);
+    const groupMembers = await this.groupSettings.nonGuestMembersOfGroups(groupIds);
     return { users, subscribers, groupMembers };
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -119,6 +120,7 @@ export class ChannelAdminService {
     private readonly realms: RealmService,
     private readonly events: ChannelEvents,
     private readonly bus: DomainEventBus,
+    private readonly directory: UserDirectoryService,
   ) {}
 
   /** access_stream_for_delete_or_update_requiring_metadata_access (archived channels included). */
@@ -420,7 +422,8 @@ export class ChannelAdminService {
       ? metadataAudience(stream, await this.access.audienceData(realm.id, [stream]))
       : null;
     await this.channels.updateChannel(stream.id, { [property]: newId });
-    if (await this.channels.isAnonymousGroup(currentId)) await this.channels.deleteAnonymousGroup(realm.id, currentId);
+    if (await this.groupSettings.isAnonymousGroup(currentId))
+      await this.groupSettings.deleteAnonymousGroup(realm.id, currentId);
     const after = await this.reload(stream);
     const newValue = await this.groupSettings.valueForApi(realm.id, newId);
     const data = await this.access.audienceData(realm.id, [after]);
@@ -483,7 +486,7 @@ export class ChannelAdminService {
 
   private async sendDefaultStreams(realmId: number): Promise<void> {
     const ids = await this.channels.defaultChannelIds(realmId);
-    const users = await this.channels.activeUsers(realmId);
+    const users = await this.directory.activeUsers(realmId);
     this.events.defaultStreams(
       realmId,
       ids,
@@ -519,7 +522,7 @@ export class ChannelAdminService {
       }
       if (Object.keys(cleared).length > 0) {
         await this.realms.updateRealm(realm.id, cleared);
-        const users = await this.channels.activeUsers(realm.id);
+        const users = await this.directory.activeUsers(realm.id);
         this.events.realmUpdateDict(
           realm.id,
           data,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -42,6 +43,7 @@ export class ChannelFoldersService {
     private readonly folders: ChannelFoldersRepository,
     private readonly channels: ChannelsRepository,
     private readonly events: ChannelEvents,
+    private readonly directory: UserDirectoryService,
   ) {}
 
   private async checkName(realmId: number, name: string): Promise<void> {
@@ -51,7 +53,7 @@ export class ChannelFoldersService {
   }
 
   private async everyone(realmId: number): Promise<number[]> {
-    return (await this.channels.activeUsers(realmId)).map((u) => u.id);
+    return (await this.directory.activeUsers(realmId)).map((u) => u.id);
   }
 
   async create(auth: AuthContext, name: string, rawDescription: string): Promise<number> {

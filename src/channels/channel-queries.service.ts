@@ -13,7 +13,7 @@ import {
   isRealmAdmin,
   keepsMetadataAfterUnsubscribing,
 } from './channels.policy';
-import { ChannelsRepository } from './channels.repository';
+import { ChannelNotificationState, ChannelsRepository } from './channels.repository';
 import type { Subscription } from './subscription.entity';
 import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
@@ -224,5 +224,28 @@ export class ChannelQueriesService {
   /** The actor used by these checks (for other modules that already hold one). */
   actorFor(user: { id: number; role: number }): Promise<ChannelActor> {
     return this.access.actorFor(user);
+  }
+
+  /** Active subscribers (active users) of a channel recipient, sorted. */
+  async activeSubscriberIds(recipientId: number): Promise<number[]> {
+    return (await this.channels.subscriberIds([recipientId])).get(recipientId) ?? [];
+  }
+
+  /** Active subscribers (active users) of several channel recipients, sorted. */
+  activeSubscriberIdsByRecipient(recipientIds: number[]): Promise<Map<number, number[]>> {
+    return this.channels.subscriberIds([...new Set(recipientIds)]);
+  }
+
+  /** Is the user actively subscribed to the channel recipient? */
+  async isSubscribed(userId: number, recipientId: number): Promise<boolean> {
+    return (await this.channels.activeSubscription(userId, recipientId)) !== null;
+  }
+
+  /** Each user's subscription notification settings for the channel and visibility policy for the topic. */
+  notificationStateOf(
+    userIds: number[],
+    channel: { recipientId: number; streamId: number; topic: string },
+  ): Promise<Map<number, ChannelNotificationState>> {
+    return this.channels.notificationStateOf(userIds, channel);
   }
 }

@@ -38,6 +38,6 @@ import { UserTopicsService } from './user-topics.service';
     ChannelsSeeder,
   ],
   controllers: [ChannelsController, SubscriptionsController, ChannelFoldersController],
-  exports: [ChannelAccessService, ChannelQueriesService, SubscriptionsService, ChannelsSeeder],
+  exports: [ChannelAccessService, ChannelQueriesService, SubscriptionsService, UserTopicsService, ChannelsSeeder],
 })
 export class ChannelsModule {}

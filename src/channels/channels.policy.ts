@@ -1,4 +1,5 @@
 import { Role } from '../common/roles';
+import { isGuest } from '../users/principal';
 import { SystemGroupName } from '../realm/system-groups';
 import { StreamPostPolicy } from './channel-settings';
 import { ChannelErrors, ChannelFolderErrors, TopicErrors } from './channel.errors';
@@ -30,17 +31,11 @@ export interface ChannelPermissionView {
   canRemoveSubscribersGroup: number;
 }
 
-export function isGuest(actor: Pick<ChannelActor, 'role'>): boolean {
-  return actor.role === Role.GUEST;
-}
+// One definition of guests and public-channel access, in the authorization kernel (users/principal.ts).
+export { isGuest, canAccessPublicChannels } from '../users/principal';
 
 export function isRealmAdmin(actor: Pick<ChannelActor, 'role'>): boolean {
   return actor.role <= Role.ADMINISTRATOR;
-}
-
-/** Guests may see public channels only when subscribed (can_access_public_streams). */
-export function canAccessPublicChannels(actor: Pick<ChannelActor, 'role'>): boolean {
-  return !isGuest(actor);
 }
 
 /**
@@ -307,4 +302,40 @@ export function pickColors(
   const available = palette.filter((c) => !used.has(c));
   others.forEach((id, i) => result.set(id, i < available.length ? available[i] : palette[id % palette.length]));
   return result;
+}
+
+/** What a set-based access check needs to know about each channel. */
+export interface AccessibleChannel extends ChannelPermissionView {
+  id: number;
+  deactivated: boolean;
+  recipientId: number | null;
+}
+
+/**
+ * Set-based channel access (Zulip's access_stream_by_id for many ids at once): of `requestedIds`,
+ * the first one, in the caller's order, that `actor` may not use — not found in the realm, archived
+ * (when `requireActive`), or refused by the content (`'content'`) or metadata (`'metadata'`) rule.
+ * `subscribedRecipientIds`: the recipients of the actor's active subscriptions among these channels.
+ * Undefined when every channel is accessible. "Does not exist" and "no access" are one answer.
+ */
+export function firstRefusedChannel(
+  actor: ChannelActor,
+  requestedIds: readonly number[],
+  found: ReadonlyMap<number, AccessibleChannel>,
+  subscribedRecipientIds: ReadonlySet<number>,
+  level: 'content' | 'metadata',
+  requireActive: boolean,
+): number | undefined {
+  for (const id of requestedIds) {
+    const ch = found.get(id);
+    if (!ch) return id;
+    if (requireActive && ch.deactivated) return id;
+    const subscribed = ch.recipientId !== null && subscribedRecipientIds.has(ch.recipientId);
+    const allowed =
+      level === 'content'
+        ? canAccessChannelContent(actor, ch, subscribed)
+        : canAccessChannelMetadata(actor, ch, subscribed);
+    if (!allowed) return id;
+  }
+  return undefined;
 }

@@ -6,16 +6,12 @@ import { currentManager } from '../database/transaction';
 import { DefaultStream, Recipient, RecipientType, Stream } from './channel.entity';
 import { Subscription } from './subscription.entity';
 
-/** An active user of a realm, as event audiences and principals need it. */
-export interface RealmUserRow {
-  id: number;
-  role: number;
-  isBot: boolean;
-  botOwnerId: number | null;
-  isActive: boolean;
-  deliveryEmail: string;
-  emailAddressVisibility: number;
-  fullName: string;
+export type { RealmUserRow } from '../users/user-directory.service';
+
+/** A user's notification state in one channel and topic. */
+export interface ChannelNotificationState {
+  subscription: { isMuted: boolean; pushNotifications: boolean | null; wildcardMentionsNotify: boolean | null } | null;
+  topicVisibility: number;
 }
 
 export type NewChannelValues = Omit<
@@ -325,105 +321,46 @@ export class ChannelsRepository {
   // ---- users and groups -----------------------------------------------------------------
 
   /** Active users of the realm (event audiences). */
-  async activeUsers(realmId: number): Promise<RealmUserRow[]> {
-    return this.userRows(`WHERE realm_id = $1 AND is_active`, [realmId]);
-  }
 
-  async usersByIds(realmId: number, ids: number[]): Promise<RealmUserRow[]> {
-    const valid = dbIds(ids);
-    if (valid.length === 0) return [];
-    return this.userRows(`WHERE realm_id = $1 AND id = ANY($2)`, [realmId, valid]);
-  }
-
-  async usersByDeliveryEmails(realmId: number, allEmails: string[]): Promise<RealmUserRow[]> {
-    const emails = allEmails.filter((e) => !e.includes('\0'));
-    if (emails.length === 0) return [];
-    return this.userRows(`WHERE realm_id = $1 AND lower(delivery_email) = ANY($2)`, [
-      realmId,
-      emails.map((e) => e.toLowerCase()),
-    ]);
-  }
-
-  private async userRows(where: string, params: unknown[]): Promise<RealmUserRow[]> {
+  /**
+   * For each of `userIds`: their active subscription's notification settings for the channel, and
+   * their visibility policy for the topic (mobile push decisions).
+   */
+  async notificationStateOf(
+    userIds: number[],
+    channel: { recipientId: number; streamId: number; topic: string },
+  ): Promise<Map<number, ChannelNotificationState>> {
+    const out = new Map<number, ChannelNotificationState>();
+    if (userIds.length === 0) return out;
     const rows = await this.em.query<
       Array<{
         id: number;
-        role: number;
-        is_bot: boolean;
-        bot_owner_id: number | null;
-        is_active: boolean;
-        delivery_email: string;
-        full_name: string;
-        email_address_visibility: number;
+        is_muted: boolean | null;
+        push_notifications: boolean | null;
+        sub_wildcard_mentions_notify: boolean | null;
+        visibility_policy: number | null;
       }>
     >(
-      `SELECT id, role, is_bot, bot_owner_id, is_active, delivery_email, full_name, email_address_visibility
-         FROM user_profile ${where} ORDER BY id`,
-      params,
+      `SELECT u.id, s.is_muted, s.push_notifications, s.wildcard_mentions_notify AS sub_wildcard_mentions_notify,
+              ut.visibility_policy
+         FROM unnest($1::int[]) AS u(id)
+         LEFT JOIN subscription s ON s.user_profile_id = u.id AND s.recipient_id = $2 AND s.active
+         LEFT JOIN user_topic ut ON ut.user_profile_id = u.id AND ut.stream_id = $3 AND lower(ut.topic_name) = lower($4)`,
+      [userIds, channel.recipientId, channel.streamId, channel.topic],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      role: r.role,
-      isBot: r.is_bot,
-      botOwnerId: r.bot_owner_id,
-      isActive: r.is_active,
-      deliveryEmail: r.delivery_email,
-      fullName: r.full_name,
-      emailAddressVisibility: r.email_address_visibility,
-    }));
-  }
-
-  /** Every group `userId` belongs to, directly or through subgroups (get_recursive_membership_groups). */
-  async recursiveGroupIdsOfUser(userId: number): Promise<Set<number>> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `WITH RECURSIVE g(id) AS (
-           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
-         UNION
-           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN g ON ggm.subgroup_id = g.id
-       )
-       SELECT id FROM g`,
-      [userId],
-    );
-    return new Set(rows.map((r) => r.id));
-  }
-
-  /**
-   * Active, non-guest members of each group, through nested subgroups (the members who can hold
-   * settings that refuse role:everyone, such as the metadata-granting channel settings).
-   */
-  async nonGuestMembersOfGroups(groupIds: number[]): Promise<Map<number, Set<number>>> {
-    const out = new Map<number, Set<number>>();
-    const unique = [...new Set(groupIds)];
-    for (const id of unique) out.set(id, new Set());
-    if (unique.length === 0) return out;
-    const rows = await this.em.query<Array<{ root: number; user_profile_id: number }>>(
-      `WITH RECURSIVE g(root, id) AS (
-           SELECT gid, gid FROM unnest($1::int[]) AS gid
-         UNION
-           SELECT g.root, ggm.subgroup_id FROM group_group_membership ggm JOIN g ON ggm.supergroup_id = g.id
-       )
-       SELECT DISTINCT g.root, m.user_profile_id
-         FROM g JOIN user_group_membership m ON m.user_group_id = g.id
-         JOIN user_profile u ON u.id = m.user_profile_id
-        WHERE u.is_active AND u.role <> 600`,
-      [unique],
-    );
-    for (const r of rows) out.get(r.root)?.add(r.user_profile_id);
+    for (const r of rows) {
+      out.set(r.id, {
+        subscription:
+          r.is_muted !== null
+            ? {
+                isMuted: r.is_muted,
+                pushNotifications: r.push_notifications,
+                wildcardMentionsNotify: r.sub_wildcard_mentions_notify,
+              }
+            : null,
+        topicVisibility: r.visibility_policy ?? 0,
+      });
+    }
     return out;
-  }
-
-  /** Deletes an anonymous group (a setting value that nothing references any more). */
-  async deleteAnonymousGroup(realmId: number, groupId: number): Promise<void> {
-    await this.em.query(`DELETE FROM user_group WHERE id = $1 AND realm_id = $2 AND name IS NULL`, [groupId, realmId]);
-  }
-
-  /** Is the group anonymous (no name)? */
-  async isAnonymousGroup(groupId: number): Promise<boolean> {
-    const rows = await this.em.query<
-      Array<{
-        anonymous: boolean;
-      }>
-    >(`SELECT name IS NULL AS anonymous FROM user_group WHERE id = $1`, [groupId]);
-    return rows[0]?.anonymous === true;
   }
 }

@@ -1,4 +1,5 @@
 import { INestApplicationContext, Injectable } from '@nestjs/common';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { runInTransaction } from '../database/transaction';
@@ -56,13 +57,14 @@ export class ChannelsSeeder {
     private readonly channels: ChannelsRepository,
     private readonly subscriptions: SubscriptionsService,
     private readonly realms: RealmService,
+    private readonly directory: UserDirectoryService,
   ) {}
 
   async seedDemoRealm(realmId: number): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
       const realm = await this.realms.getRealm(realmId);
       const emails = Object.keys(DEMO_SUBSCRIPTIONS);
-      const users = await this.channels.usersByDeliveryEmails(realmId, emails);
+      const users = await this.directory.usersByDeliveryEmails(realmId, emails);
       const byEmail = new Map(users.map((u) => [u.deliveryEmail.toLowerCase(), u]));
       const specs: NewChannelSpec[] = [];
       for (const c of DEMO_CHANNELS) {

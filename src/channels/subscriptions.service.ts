@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -140,6 +141,7 @@ export class SubscriptionsService implements OnModuleInit {
     private readonly realms: RealmService,
     private readonly events: ChannelEvents,
     private readonly bus: DomainEventBus,
+    private readonly directory: UserDirectoryService,
   ) {}
 
   onModuleInit(): void {
@@ -400,7 +402,7 @@ export class SubscriptionsService implements OnModuleInit {
         ) {
           throw Errors.insufficientPermission();
         }
-        if (!isNamed && (await this.channels.isAnonymousGroup(id))) anonymous.push(id);
+        if (!isNamed && (await this.groupSettings.isAnonymousGroup(id))) anonymous.push(id);
         groups[name] = id;
       } else if (rule.default === 'channel_creator') {
         if (actor) {
@@ -479,7 +481,7 @@ export class SubscriptionsService implements OnModuleInit {
         created.push(stream);
         continue;
       }
-      for (const id of spec.anonymousGroups) await this.channels.deleteAnonymousGroup(realm.id, id);
+      for (const id of spec.anonymousGroups) await this.groupSettings.deleteAnonymousGroup(realm.id, id);
       const other = await this.channels.findByNameInRealm(realm.id, spec.name);
       if (other && !existing.some((s) => s.id === other.id) && !created.some((s) => s.id === other.id))
         existing.push(other);
@@ -595,7 +597,7 @@ export class SubscriptionsService implements OnModuleInit {
   }
 
   private async selfAsRow(realmId: number, userId: number): Promise<RealmUserRow> {
-    const [row] = await this.channels.usersByIds(realmId, [userId]);
+    const [row] = await this.directory.usersByIds(realmId, [userId]);
     return row;
   }
 
@@ -608,7 +610,7 @@ export class SubscriptionsService implements OnModuleInit {
     const out = new Map<number, RealmUserRow>();
     if (typeof principals[0] === 'number') {
       const ids = principals as number[];
-      const rows = new Map((await this.channels.usersByIds(realm.id, ids)).map((u) => [u.id, u]));
+      const rows = new Map((await this.directory.usersByIds(realm.id, ids)).map((u) => [u.id, u]));
       for (const id of ids) {
         const user = rows.get(id);
         if (!user) throw UserErrors.noSuchUser();
@@ -624,11 +626,11 @@ export class SubscriptionsService implements OnModuleInit {
       const m = /^user(\d+)@(.+)$/i.exec(email.trim());
       if (m && m[2].toLowerCase() === host) dummyIds.set(email, Number(m[1]));
     }
-    const byEmail = await this.channels.usersByDeliveryEmails(
+    const byEmail = await this.directory.usersByDeliveryEmails(
       realm.id,
       emails.map((e) => e.trim()),
     );
-    const byId = new Map((await this.channels.usersByIds(realm.id, [...dummyIds.values()])).map((u) => [u.id, u]));
+    const byId = new Map((await this.directory.usersByIds(realm.id, [...dummyIds.values()])).map((u) => [u.id, u]));
     for (const email of emails) {
       const lower = email.trim().toLowerCase();
       let user = byEmail.find(
@@ -645,7 +647,7 @@ export class SubscriptionsService implements OnModuleInit {
 
   private async sendDefaultStreamsEvent(realmId: number): Promise<void> {
     const ids = await this.channels.defaultChannelIds(realmId);
-    const users = await this.channels.activeUsers(realmId);
+    const users = await this.directory.activeUsers(realmId);
     this.events.defaultStreams(
       realmId,
       ids,

@@ -26,6 +26,22 @@ export class UserTopicsService {
     private readonly events: ChannelEvents,
   ) {}
 
+  /**
+   * Sets a user's visibility policy for a topic without events (the caller sends them: messaging,
+   * after a send changed the sender's policy automatically). Returns whether anything changed.
+   * Must run inside the caller's transaction.
+   */
+  setVisibilityPolicy(p: {
+    userId: number;
+    streamId: number;
+    recipientId: number;
+    topicName: string;
+    policy: number;
+    at: Date;
+  }): Promise<boolean> {
+    return this.userTopics.setPolicy(p);
+  }
+
   /** PATCH /users/me/subscriptions/muted_topics */
   async muteTopic(auth: AuthContext, channel: ChannelRef, topic: string, op: 'add' | 'remove'): Promise<void> {
     await runInTransaction(this.dataSource, async () => {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
+import { requestMemo } from '../common/request-scope';
 
 interface TxContext {
   manager: EntityManager;
@@ -23,11 +24,18 @@ export async function runInTransaction<T>(
   const outer = storage.getStore();
   if (outer) return work(outer.manager);
   const ctx: { value?: TxContext } = {};
-  const result = await dataSource.transaction(async (manager) => {
-    const tx: TxContext = { manager, afterCommit: [] };
-    ctx.value = tx;
-    return storage.run(tx, () => work(manager));
-  });
+  let result: T;
+  try {
+    result = await dataSource.transaction(async (manager) => {
+      const tx: TxContext = { manager, afterCommit: [] };
+      ctx.value = tx;
+      return storage.run(tx, () => work(manager));
+    });
+  } catch (err) {
+    // What the request remembered (principals) may describe rows that were rolled back.
+    requestMemo()?.clear();
+    throw err;
+  }
   for (const cb of ctx.value?.afterCommit ?? []) {
     try {
       cb();

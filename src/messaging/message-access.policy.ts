@@ -1,4 +1,4 @@
-import { Role } from '../realm/system-groups';
+import { canAccessPublicChannels, isGuest } from '../users/principal';
 
 /**
  * Who may see which messages (Zulip's has_message_access, can_access_stream_history and
@@ -57,14 +57,8 @@ export interface Viewer {
   role: number;
 }
 
-export function isGuest(user: Pick<Viewer, 'role'>): boolean {
-  return user.role === Role.GUEST;
-}
-
-/** Zulip's can_access_public_streams: everyone but guests. */
-export function canAccessPublicChannels(user: Pick<Viewer, 'role'>): boolean {
-  return !isGuest(user);
-}
+// One definition of guests and public-channel access, in the authorization kernel (users/principal.ts).
+export { isGuest, canAccessPublicChannels } from '../users/principal';
 
 /**
  * Membership in the groups that give content access to a channel without subscribing

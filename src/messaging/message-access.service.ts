@@ -13,6 +13,7 @@ import {
 import { toMessageRow, type MessageRowRaw, MessagesRepository } from './messages.repository';
 import type { MessageRow } from './message-format';
 import { MessageErrors } from './message.errors';
+import { PrincipalService } from '../users/principal.service';
 
 /** A message the caller may access, with their UserMessage flags (null: no row). */
 export interface AccessedMessage {
@@ -81,6 +82,7 @@ export class MessageAccessService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly messages: MessagesRepository,
+    private readonly principals: PrincipalService,
   ) {}
 
   private get em(): EntityManager {
@@ -97,7 +99,7 @@ export class MessageAccessService {
       subscribed: r.channel?.subscribed ?? false,
     }));
     const groups = inputs.some((i) => messageAccessNeedsGroups(user, i))
-      ? await this.messages.groupIdsOfUser(user.id)
+      ? await this.principals.groupIdsOf(user.id)
       : null;
     return rows.filter((_, i) => hasMessageAccess(user, inputs[i], groups, isModifying));
   }

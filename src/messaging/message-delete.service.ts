@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { runInTransaction } from '../database/transaction';
-import { GroupSettingsService } from '../users/group-settings.service';
+import { PrincipalService } from '../users/principal.service';
 import { Clock } from './clock';
 import { AccessedMessage, MessageAccessService } from './message-access.service';
 import { pastDeadline } from './message-edit.policy';
@@ -28,7 +28,7 @@ export class MessageDeleteService {
     private readonly repo: MessageDeleteRepository,
     private readonly editRepo: MessageEditRepository,
     private readonly messages: MessagesRepository,
-    private readonly groupSettings: GroupSettingsService,
+    private readonly principals: PrincipalService,
     private readonly editor: MessageEditService,
     private readonly deletion: MessageDeletion,
     private readonly clock: Clock,
@@ -48,7 +48,7 @@ export class MessageDeleteService {
   private async validateCanDelete(auth: AuthContext, accessed: AccessedMessage): Promise<void> {
     const { user, realm } = auth;
     const has = (groupId: number, allowEveryone: boolean) =>
-      this.groupSettings.hasPermission(realm.id, user, groupId, allowEveryone);
+      this.principals.userHolds(user, realm.id, groupId, allowEveryone);
     if (await has(realm.can_delete_any_message_group, false)) return;
     const message = accessed.message;
     const channel = message.isChannelMessage

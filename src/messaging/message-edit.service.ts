@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ChannelQueriesService } from '../channels/channel-queries.service';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -42,6 +44,7 @@ import type { RenderResult } from './message-render.service';
 import { TopicsPolicy } from '../channels/channel-settings';
 import { ChannelErrors, TopicErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
+import { PrincipalService } from '../users/principal.service';
 
 export interface UpdateMessageInput {
   content?: string;
@@ -87,14 +90,18 @@ export class MessageEditService {
     private readonly events: MessageEvents,
     private readonly deletion: MessageDeletion,
     private readonly clock: Clock,
+    private readonly principals: PrincipalService,
+    private readonly userGroups: UserGroupsQueryService,
+    private readonly channelQueries: ChannelQueriesService,
   ) {}
 
   async updateMessage(auth: AuthContext, messageId: number, input: UpdateMessageInput) {
     return runInTransaction(this.dataSource, () => this.update(auth, messageId, input));
   }
 
-  private async inGroup(auth: AuthContext, groupId: number, allowEveryone: boolean): Promise<boolean> {
-    return this.groupSettings.hasPermission(auth.realm.id, auth.user, groupId, allowEveryone);
+  /** Does the caller hold the group setting? System groups: from the role; others: their principal, loaded once. */
+  private inGroup(auth: AuthContext, groupId: number, allowEveryone: boolean): Promise<boolean> {
+    return this.principals.userHolds(auth.user, auth.realm.id, groupId, allowEveryone);
   }
 
   /** Channel administrators: can_administer_channel_group, and organization administrators. */
@@ -129,7 +136,7 @@ export class MessageEditService {
   }
 
   private async historyAccess(auth: AuthContext, channel: ChannelForEdit): Promise<boolean> {
-    const groups = channel.inviteOnly && !channel.subscribed ? await this.messages.groupIdsOfUser(auth.user.id) : null;
+    const groups = channel.inviteOnly && !channel.subscribed ? await this.principals.groupIdsOf(auth.user.id) : null;
     return canAccessChannelHistory(auth.user, channel, channel.subscribed, groups);
   }
 
@@ -194,7 +201,7 @@ export class MessageEditService {
       if (streamId !== undefined) {
         const found = await this.repo.channelForEdit(realm.id, user.id, streamId);
         const groups =
-          found && found.inviteOnly && !found.subscribed ? await this.messages.groupIdsOfUser(user.id) : null;
+          found && found.inviteOnly && !found.subscribed ? await this.principals.groupIdsOf(user.id) : null;
         if (!found || !hasChannelContentAccess(user, found, found.subscribed, groups)) {
           throw ChannelErrors.invalidId();
         }
@@ -241,7 +248,7 @@ export class MessageEditService {
       const { rendered, groups } = render;
       const canMentionMany = () => this.inGroup(auth, realm.can_mention_many_users_group, true);
       if (message.isChannelMessage && rendered.mentionsStreamWildcard) {
-        const subscribers = await this.messages.activeSubscriberIds(message.recipientId);
+        const subscribers = await this.channelQueries.activeSubscriberIds(message.recipientId);
         if (wildcardNeedsPermission(subscribers.length) && !(await canMentionMany())) {
           throw MessageErrors.channelWildcardNotAllowed();
         }
@@ -262,7 +269,7 @@ export class MessageEditService {
             throw MessageErrors.cannotMentionGroup(group.name);
           }
         }
-        groupMembers = new Set(await this.messages.recursiveMemberIdsOfGroups(rendered.mentionedGroupIds));
+        groupMembers = new Set(await this.userGroups.recursiveMemberIdsOfGroups(rendered.mentionedGroupIds));
       }
     }
 

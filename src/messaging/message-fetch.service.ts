@@ -27,6 +27,7 @@ import { renderMarkdown } from './markdown';
 import { ChannelErrors } from '../channels/channel.errors';
 import { ParamErrors } from '../common/errors/param.errors';
 import { MessageErrors, NarrowErrors } from './message.errors';
+import { PrincipalService } from '../users/principal.service';
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor "newest" stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
@@ -78,6 +79,7 @@ export class MessageFetchService {
     private readonly messages: MessagesRepository,
     private readonly access: MessageAccessService,
     private readonly realms: RealmService,
+    private readonly principals: PrincipalService,
   ) {}
 
   async getMessages(auth: AuthContext, input: GetMessagesInput): Promise<Record<string, unknown>> {
@@ -259,7 +261,7 @@ export class MessageFetchService {
     let excludeMuted = false;
     let isChannelNarrow = false;
     let isDmNarrow = false;
-    let groups: Set<number> | null = null;
+    let groups: ReadonlySet<number> | null = null;
     const mark = (kind: 'channel' | 'dm') => {
       if (kind === 'channel') isChannelNarrow = true;
       else isDmNarrow = true;
@@ -298,7 +300,7 @@ export class MessageFetchService {
         add(`m.recipient_id = ${params.add(channel.recipientId)}`, negated);
         if (!negated) {
           if (contentAccessNeedsGroups(user, channel, channel.subscribed) && groups === null) {
-            groups = await this.messages.groupIdsOfUser(user.id);
+            groups = await this.principals.groupIdsOf(user.id);
           }
           includeHistory = canAccessChannelHistory(user, channel, channel.subscribed, groups);
           channelRecipientId ??= channel.recipientId;
@@ -511,7 +513,7 @@ export class MessageFetchService {
     const channel = dbIds([streamId]).length ? await this.fetch.channelByOperand(realm.id, user.id, streamId) : null;
     if (!channel) throw ChannelErrors.invalidId();
     const groups = contentAccessNeedsGroups(user, channel, channel.subscribed)
-      ? await this.messages.groupIdsOfUser(user.id)
+      ? await this.principals.groupIdsOf(user.id)
       : null;
     if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
     const rows = await this.fetch.topicHistory(

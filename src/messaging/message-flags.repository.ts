@@ -143,15 +143,14 @@ export class MessageFlagsRepository {
   }
 
   /**
-   * Who has the message marked read (GET /messages/{id}/read_receipts): active users with
-   * send_read_receipts, except the sender, by id.
+   * Who has the message marked read (GET /messages/{id}/read_receipts), except the sender, by
+   * id; users decides which of them share read receipts.
    */
   async readerIds(messageId: number, senderId: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT um.user_profile_id AS id FROM user_message um JOIN user_profile u ON u.id = um.user_profile_id
-        WHERE um.message_id = $1 AND (um.flags & ${Flag.read}) <> 0 AND u.is_active AND u.send_read_receipts
-          AND um.user_profile_id <> $2
-        ORDER BY um.user_profile_id`,
+      `SELECT user_profile_id AS id FROM user_message
+        WHERE message_id = $1 AND (flags & ${Flag.read}) <> 0 AND user_profile_id <> $2
+        ORDER BY user_profile_id`,
       [messageId, senderId],
     );
     return rows.map((r) => r.id);

@@ -17,6 +17,7 @@ import { hasNul, topicForClient } from './message-text';
 import { MessagesRepository } from './messages.repository';
 import { ChannelErrors, TopicErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
+import { PrincipalService } from '../users/principal.service';
 
 /**
  * POST /messages/flags and the mark-as-read endpoints (Zulip's actions/message_flags.py).
@@ -53,6 +54,7 @@ export class MessageFlagsService {
     private readonly messages: MessagesRepository,
     private readonly events: EventsService,
     private readonly fetcher: MessageFetchService,
+    private readonly principals: PrincipalService,
   ) {}
 
   async updateFlags(
@@ -232,9 +234,7 @@ export class MessageFlagsService {
       const channel = await this.fetch.channelByOperand(realm.id, user.id, streamId);
       if (!channel) throw ChannelErrors.invalidId();
       const groups =
-        !channel.subscribed && channel.inviteOnly && !isGuest(user)
-          ? await this.messages.groupIdsOfUser(user.id)
-          : null;
+        !channel.subscribed && channel.inviteOnly && !isGuest(user) ? await this.principals.groupIdsOf(user.id) : null;
       if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
       if (topic && (hasNul(topic) || !(await this.flags.userHasMessageInTopic(user.id, channel.recipientId, topic)))) {
         throw TopicErrors.noSuchTopic(topic);

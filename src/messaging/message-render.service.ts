@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
 import type { Realm } from '../realm/realm.entity';
@@ -7,7 +8,8 @@ import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
 import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
 import { isGuest } from './message-access.policy';
 import { hasNul } from './message-text';
-import { MentionGroupRow, MessagesRepository } from './messages.repository';
+import { MessagesRepository } from './messages.repository';
+import type { MentionGroupRow } from '../users/group-membership.repository';
 
 /** Names with NUL characters cannot exist (and must not reach SQL). */
 const noNul = (name: string) => !hasNul(name);
@@ -31,13 +33,14 @@ export class MessageRenderService {
     private readonly messages: MessagesRepository,
     private readonly realms: RealmService,
     private readonly realmEmoji: RealmEmojiService,
+    private readonly userGroups: UserGroupsQueryService,
   ) {}
 
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
     const refs = collectReferences(content);
     const { user, realm } = auth;
     const users = await this.messages.mentionCandidates(realm.id, refs.userNames.filter(noNul), refs.userIds);
-    const groups = await this.messages.mentionableGroups(realm.id, refs.groupNames.filter(noNul));
+    const groups = await this.userGroups.mentionableGroups(realm.id, refs.groupNames.filter(noNul));
     const channels = await this.messages.linkableChannels(
       realm.id,
       user.id,
@@ -82,7 +85,7 @@ export class MessageRenderService {
       refs.emojiNames.forEach((n) => names.emoji.add(n));
     }
     const users = await this.messages.mentionCandidates(realm.id, [...names.users], [...names.ids]);
-    const groups = await this.messages.mentionableGroups(realm.id, [...names.groups]);
+    const groups = await this.userGroups.mentionableGroups(realm.id, [...names.groups]);
     const channels = await this.messages.channelsByNames(realm.id, [...names.channels]);
     const realmEmoji = await this.realmEmoji.forRendering(realm.id, [...names.emoji]);
     const context = {

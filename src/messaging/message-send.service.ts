@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -14,7 +15,6 @@ import type { QueueOptions } from '../events/event-queue';
 import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { SystemGroups } from '../realm/system-groups';
-import { GroupSettingsService } from '../users/group-settings.service';
 import type { UserProfile } from '../users/user.entity';
 import { defaultReadBySender } from './client-name';
 import { flagsToApi } from './flags';
@@ -48,6 +48,9 @@ import {
 import { UserErrors } from '../users/user.errors';
 import { ChannelErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
+import { accessesAllUsers } from '../users/principal';
+import { PrincipalService } from '../users/principal.service';
+import { UserTopicsService } from '../channels/user-topics.service';
 
 export interface SendMessageInput {
   type: 'direct' | 'private' | 'stream' | 'channel';
@@ -123,11 +126,13 @@ export class MessageSendService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly messages: MessagesRepository,
     private readonly renderer: MessageRenderService,
-    private readonly groupSettings: GroupSettingsService,
     private readonly realms: RealmService,
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
     private readonly channelQueries: ChannelQueriesService,
+    private readonly principals: PrincipalService,
+    private readonly userTopics: UserTopicsService,
+    private readonly userGroups: UserGroupsQueryService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -217,11 +222,11 @@ export class MessageSendService {
   /** Zulip's access_stream_for_send_message (also used for channel typing notifications). */
   async checkChannelSendPermission(auth: AuthContext, channel: PostableChannel): Promise<void> {
     const { user, realm } = auth;
-    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const system = await this.principals.systemGroupIds(realm.id);
     const canSend = async (actor: { id: number; role: number; isActive: boolean }) =>
       channel.canSendMessageGroup === system.get(SystemGroups.EVERYONE) ||
       (channel.canSendMessageGroup !== system.get(SystemGroups.NOBODY) &&
-        (await this.groupSettings.hasPermission(realm.id, actor, channel.canSendMessageGroup, true)));
+        (await this.principals.userHolds(actor, realm.id, channel.canSendMessageGroup, true)));
     if (!(await canSend(user))) {
       const owner =
         user.isBot && user.botOwnerId !== null
@@ -237,26 +242,26 @@ export class MessageSendService {
     if (
       user.isBot &&
       user.botOwnerId !== null &&
-      (await this.messages.isSubscribed(user.botOwnerId, channel.recipientId))
+      (await this.channelQueries.isSubscribed(user.botOwnerId, channel.recipientId))
     ) {
       return;
     }
     if (isGuest(user)) throw notAuthorized();
-    const groupIds = await this.messages.groupIdsOfUser(user.id);
+    const groupIds = await this.principals.groupIdsOf(user.id);
     if (channel.historyPublicToSubscribers && inContentAccessGroups(user, channel, groupIds)) return;
     throw notAuthorized();
   }
 
   private async checkCanCreateTopic(auth: AuthContext, channel: ChannelForSend): Promise<void> {
     const { user, realm } = auth;
-    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const system = await this.principals.systemGroupIds(realm.id);
     if (channel.canCreateTopicGroup === system.get(SystemGroups.EVERYONE) || channel.topicExists) return;
     const refuse = () => MessageErrors.cannotCreateTopics();
     if (channel.canCreateTopicGroup === system.get(SystemGroups.NOBODY)) throw refuse();
-    if (await this.groupSettings.hasPermission(realm.id, user, channel.canCreateTopicGroup, true)) return;
+    if (await this.principals.userHolds(user, realm.id, channel.canCreateTopicGroup, true)) return;
     if (user.isBot && user.botOwnerId !== null) {
       const owner = (await this.messages.usersByIdsInRealm(realm.id, [user.botOwnerId]))[0];
-      if (owner && (await this.groupSettings.hasPermission(realm.id, owner, channel.canCreateTopicGroup, true))) return;
+      if (owner && (await this.principals.userHolds(owner, realm.id, channel.canCreateTopicGroup, true))) return;
     }
     throw refuse();
   }
@@ -276,8 +281,7 @@ export class MessageSendService {
     if (policyError) throw Errors.badRequest(policyError);
 
     const { rendered, groups } = await this.renderer.render(auth, content);
-    const canMentionMany = () =>
-      this.groupSettings.hasPermission(realm.id, user, realm.can_mention_many_users_group, true);
+    const canMentionMany = () => this.principals.userHolds(user, realm.id, realm.can_mention_many_users_group, true);
     if (rendered.mentionsStreamWildcard && wildcardNeedsPermission(channel.subscriberIds.length)) {
       if (!(await canMentionMany())) {
         throw MessageErrors.channelWildcardNotAllowed();
@@ -334,7 +338,14 @@ export class MessageSendService {
     const result: SendMessageResult = { id };
     const policy = this.automaticVisibilityPolicy(user, channel);
     if (policy !== null) {
-      await this.messages.upsertUserTopic(user.id, channel.id, channel.recipientId, topic, policy, dateSent);
+      await this.userTopics.setVisibilityPolicy({
+        userId: user.id,
+        streamId: channel.id,
+        recipientId: channel.recipientId,
+        topicName: topic,
+        policy,
+        at: dateSent,
+      });
       const userTopic = userTopicEvent({
         streamId: channel.id,
         topicName: topic,
@@ -404,14 +415,14 @@ export class MessageSendService {
   ): Promise<Set<number>> {
     if (mentionedGroupIds.length === 0) return new Set();
     const { user, realm } = auth;
-    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const system = await this.principals.systemGroupIds(realm.id);
     for (const group of groups.filter((g) => mentionedGroupIds.includes(g.id))) {
       if (group.canMentionGroup === system.get(SystemGroups.EVERYONE)) continue;
-      if (!(await this.groupSettings.hasPermission(realm.id, user, group.canMentionGroup, true))) {
+      if (!(await this.principals.userHolds(user, realm.id, group.canMentionGroup, true))) {
         throw MessageErrors.cannotMentionGroup(group.name);
       }
     }
-    return new Set(await this.messages.recursiveMemberIdsOfGroups(mentionedGroupIds));
+    return new Set(await this.userGroups.recursiveMemberIdsOfGroups(mentionedGroupIds));
   }
 
   private async hasClaimableAttachments(auth: AuthContext, pathIds: string[]): Promise<boolean> {
@@ -525,7 +536,7 @@ export class MessageSendService {
     const mentionedGroups = [...new Set(rendered.flatMap((r) => r.mentionedGroupIds))].filter((id) =>
       groups.some((g) => g.id === id),
     );
-    const groupMembers = await this.messages.groupMembersByGroup(mentionedGroups);
+    const groupMembers = await this.userGroups.groupMembersByGroup(mentionedGroups);
 
     // Recipients: DM conversations (created as needed) and channel subscribers, in bulk.
     const dmParticipants = items.map((i) =>
@@ -537,7 +548,7 @@ export class MessageSendService {
         .map((ids) => ({ hash: directMessageGroupHash(ids), userIds: ids })),
     );
     const channelRecipientIds = items.flatMap((i) => (i.target.kind === 'channel' ? [i.target.recipientId] : []));
-    const subscribers = await this.messages.activeSubscriberIdsByRecipient(channelRecipientIds);
+    const subscribers = await this.channelQueries.activeSubscriberIdsByRecipient(channelRecipientIds);
     const userIds = new Set<number>([sender.id, ...dmParticipants.flatMap((p) => p ?? [])]);
     const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
     users.set(sender.id, sender);
@@ -620,8 +631,8 @@ export class MessageSendService {
   private async checkSenderCanAccessRecipients(auth: AuthContext, recipients: UserBrief[]): Promise<void> {
     const { user, realm } = auth;
     if (!isGuest(user)) return;
-    const system = await this.groupSettings.systemGroupIds(realm.id);
-    if (realm.can_access_all_users_group === system.get(SystemGroups.EVERYONE)) return;
+    const system = await this.principals.systemGroupIds(realm.id);
+    if (accessesAllUsers(user, realm.can_access_all_users_group, system)) return;
     const others = recipients.map((r) => r.id).filter((id) => id !== user.id);
     const visible = await this.messages.usersSharingConversations(user.id, others);
     if (others.some((id) => !visible.has(id))) {
@@ -629,22 +640,18 @@ export class MessageSendService {
     }
   }
 
-  /** Zulip's check_can_send_direct_message. */
+  /**
+   * Zulip's check_can_send_direct_message: the sender and every recipient are asked together (one
+   * query at most, however many recipients and nested groups: users/principal.service.ts).
+   */
   private async checkCanSendDirectMessage(auth: AuthContext, recipients: UserBrief[], hash: string): Promise<void> {
     const { user, realm } = auth;
     if (user.isBot) return;
     if (recipients.every((r) => r.isBot || r.id === user.id)) return;
-    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const system = await this.principals.systemGroupIds(realm.id);
     const permissionGroup = realm.direct_message_permission_group;
     if (permissionGroup !== system.get(SystemGroups.EVERYONE)) {
-      let anyone = false;
-      for (const actor of [user, ...recipients]) {
-        if (await this.groupSettings.hasPermission(realm.id, actor, permissionGroup, true)) {
-          anyone = true;
-          break;
-        }
-      }
-      if (!anyone) {
+      if (!(await this.principals.anyUserHolds([user, ...recipients], realm.id, permissionGroup, true))) {
         throw permissionGroup === system.get(SystemGroups.NOBODY)
           ? MessageErrors.directMessagesDisabled()
           : MessageErrors.noAuthorizingRecipient();
@@ -652,7 +659,7 @@ export class MessageSendService {
     }
     const initiatorGroup = realm.direct_message_initiator_group;
     if (initiatorGroup === system.get(SystemGroups.EVERYONE)) return;
-    if (await this.groupSettings.hasPermission(realm.id, user, initiatorGroup, true)) return;
+    if (await this.principals.userHolds(user, realm.id, initiatorGroup, true)) return;
     const recipientId = await this.messages.existingDirectMessageRecipient(hash);
     if (recipientId === null || !(await this.messages.conversationHasMessages(realm.id, recipientId))) {
       throw MessageErrors.cannotInitiateDirectMessages();

@@ -26,12 +26,7 @@ export interface ChannelForSend extends ChannelAccessFields {
   subscriberIds: number[];
 }
 
-export interface MentionGroupRow {
-  id: number;
-  name: string;
-  deactivated: boolean;
-  canMentionGroup: number;
-}
+export type { MentionGroupRow } from '../users/group-membership.repository';
 
 export interface NewMessage {
   realmId: number;
@@ -365,24 +360,6 @@ export class MessagesRepository {
     return rows.map(toUserBrief);
   }
 
-  /** Named, non-system groups of the realm by name (case-insensitive). */
-  async mentionableGroups(realmId: number, names: string[]): Promise<MentionGroupRow[]> {
-    if (names.length === 0) return [];
-    const rows = await this.em.query<
-      Array<{ id: number; name: string; deactivated: boolean; can_mention_group: number }>
-    >(
-      `SELECT id, name, deactivated, can_mention_group FROM user_group
-        WHERE realm_id = $1 AND name IS NOT NULL AND NOT is_system_group AND lower(name) = ANY($2::text[])`,
-      [realmId, names.map((n) => n.toLowerCase())],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      deactivated: r.deactivated,
-      canMentionGroup: r.can_mention_group,
-    }));
-  }
-
   /** Every channel of the realm with one of these names (links in system bot messages). */
   async channelsByNames(realmId: number, names: string[]): Promise<Array<{ id: number; name: string }>> {
     if (names.length === 0) return [];
@@ -408,38 +385,6 @@ export class MessagesRepository {
                  WHERE sub.recipient_id = s.recipient_id AND sub.user_profile_id = $3 AND sub.active))`,
       [realmId, names, userId, isGuest],
     );
-  }
-
-  /** Active users in any of `groupIds`, directly or through subgroups. */
-  async recursiveMemberIdsOfGroups(groupIds: number[]): Promise<number[]> {
-    if (groupIds.length === 0) return [];
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `WITH RECURSIVE groups(id) AS (
-           SELECT unnest($1::int[])
-         UNION
-           SELECT ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
-       )
-       SELECT DISTINCT m.user_profile_id AS id FROM user_group_membership m
-         JOIN groups ON m.user_group_id = groups.id
-         JOIN user_profile p ON p.id = m.user_profile_id
-        WHERE p.is_active`,
-      [groupIds],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** Every group the user belongs to, directly or as a member of a subgroup. */
-  async groupIdsOfUser(userId: number): Promise<Set<number>> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `WITH RECURSIVE groups(id) AS (
-           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
-         UNION
-           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN groups ON ggm.subgroup_id = groups.id
-       )
-       SELECT id FROM groups`,
-      [userId],
-    );
-    return new Set(rows.map((r) => r.id));
   }
 
   /** Zulip's participants_for_topic: senders of the topic's messages and users who reacted to them. */
@@ -471,58 +416,6 @@ export class MessagesRepository {
       [userId, targetIds],
     );
     return new Set(rows.map((r) => r.id));
-  }
-
-  /** Active subscribers (active users) of a channel recipient, sorted. */
-  async activeSubscriberIds(recipientId: number): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT sub.user_profile_id AS id FROM subscription sub JOIN user_profile u ON u.id = sub.user_profile_id
-        WHERE sub.recipient_id = $1 AND sub.active AND u.is_active ORDER BY 1`,
-      [recipientId],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** Active subscribers (active users) of several channel recipients. */
-  async activeSubscriberIdsByRecipient(recipientIds: number[]): Promise<Map<number, number[]>> {
-    const out = new Map<number, number[]>();
-    if (recipientIds.length === 0) return out;
-    const rows = await this.em.query<Array<{ recipient_id: number; id: number }>>(
-      `SELECT sub.recipient_id, sub.user_profile_id AS id FROM subscription sub
-         JOIN user_profile u ON u.id = sub.user_profile_id
-        WHERE sub.recipient_id = ANY($1::int[]) AND sub.active AND u.is_active ORDER BY 1, 2`,
-      [[...new Set(recipientIds)]],
-    );
-    for (const r of rows) {
-      const list = out.get(r.recipient_id) ?? [];
-      list.push(r.id);
-      out.set(r.recipient_id, list);
-    }
-    return out;
-  }
-
-  /** Active members (recursive) of each group. */
-  async groupMembersByGroup(groupIds: number[]): Promise<Map<number, number[]>> {
-    const out = new Map<number, number[]>();
-    if (groupIds.length === 0) return out;
-    const rows = await this.em.query<Array<{ root: number; id: number }>>(
-      `WITH RECURSIVE groups(root, id) AS (
-           SELECT g, g FROM unnest($1::int[]) AS g
-         UNION
-           SELECT groups.root, ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
-       )
-       SELECT DISTINCT groups.root, m.user_profile_id AS id FROM user_group_membership m
-         JOIN groups ON m.user_group_id = groups.id
-         JOIN user_profile p ON p.id = m.user_profile_id
-        WHERE p.is_active`,
-      [groupIds],
-    );
-    for (const r of rows) {
-      const list = out.get(r.root) ?? [];
-      list.push(r.id);
-      out.set(r.root, list);
-    }
-    return out;
   }
 
   /**
@@ -648,14 +541,6 @@ export class MessagesRepository {
     return rows.length > 0;
   }
 
-  async isSubscribed(userId: number, recipientId: number): Promise<boolean> {
-    const rows = await this.em.query<unknown[]>(
-      `SELECT 1 FROM subscription WHERE user_profile_id = $1 AND recipient_id = $2 AND active`,
-      [userId, recipientId],
-    );
-    return rows.length > 0;
-  }
-
   /**
    * Uploads a new message may claim: files of the realm with these path ids that the sender
    * uploaded, or that are already public to the realm (linked from a channel message).
@@ -678,24 +563,6 @@ export class MessagesRepository {
         WHERE realm_id = $1 AND path_id = ANY($4::text[]) AND (owner_id = $2 OR is_realm_public)
        ON CONFLICT DO NOTHING`,
       [realmId, senderId, messageId, pathIds],
-    );
-  }
-
-  /** Sets the user's visibility policy for a topic (insert or update). */
-  async upsertUserTopic(
-    userId: number,
-    streamId: number,
-    recipientId: number,
-    topic: string,
-    policy: number,
-    at: Date,
-  ): Promise<void> {
-    await this.em.query(
-      `INSERT INTO user_topic (user_profile_id, stream_id, recipient_id, topic_name, last_updated, visibility_policy)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (user_profile_id, stream_id, lower(topic_name))
-       DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`,
-      [userId, streamId, recipientId, topic, at, policy],
     );
   }
 

@@ -3,6 +3,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { MessageAccessService } from './message-access.service';
 import { MessageFlagsRepository } from './message-flags.repository';
 import { MessageErrors } from './message.errors';
+import { UserDirectoryService } from '../users/user-directory.service';
 
 /**
  * GET /messages/{message_id}/read_receipts (Zulip's read_receipts view): who has read a message
@@ -13,6 +14,7 @@ export class ReadReceiptsService {
   constructor(
     private readonly access: MessageAccessService,
     private readonly flags: MessageFlagsRepository,
+    private readonly directory: UserDirectoryService,
   ) {}
 
   /**
@@ -23,6 +25,7 @@ export class ReadReceiptsService {
   async readReceipts(auth: AuthContext, messageId: number): Promise<{ user_ids: number[] }> {
     const { message } = await this.access.accessMessage(auth, messageId, { isModifying: false });
     if (!auth.realm.enableReadReceipts) throw MessageErrors.readReceiptsDisabled();
-    return { user_ids: await this.flags.readerIds(message.id, message.senderId) };
+    const readers = await this.flags.readerIds(message.id, message.senderId);
+    return { user_ids: await this.directory.sharingReadReceipts(readers) };
   }
 }

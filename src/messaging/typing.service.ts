@@ -17,6 +17,8 @@ import { MessageSendService, userBriefOf } from './message-send.service';
 import { UserErrors } from '../users/user.errors';
 import { ChannelErrors } from '../channels/channel.errors';
 import { MessageErrors, TypingErrors } from './message.errors';
+import { PrincipalService } from '../users/principal.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 
 /** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS. */
 export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
@@ -43,6 +45,8 @@ export class TypingService {
     private readonly sender: MessageSendService,
     private readonly realms: RealmService,
     private readonly events: EventsService,
+    private readonly principals: PrincipalService,
+    private readonly directory: UserDirectoryService,
   ) {}
 
   private get em(): EntityManager {
@@ -64,7 +68,7 @@ export class TypingService {
         : null;
       if (!channel || channel.deactivated) throw ChannelErrors.invalidId();
       const needsGroups = !channel.subscribed && !isGuest(user) && channel.inviteOnly;
-      const groups = needsGroups ? await this.messages.groupIdsOfUser(user.id) : null;
+      const groups = needsGroups ? await this.principals.groupIdsOf(user.id) : null;
       if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
       await this.sender.checkChannelSendPermission(auth, channel);
       const topic = truncateTopic(normalizeTopicForSend(input.topic));
@@ -119,12 +123,7 @@ export class TypingService {
     return { total: rows.length, notify: rows.filter((r) => r.receives_typing_notifications).map((r) => r.id) };
   }
 
-  private async receivesTyping(userIds: number[]): Promise<number[]> {
-    if (userIds.length === 0) return [];
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE id = ANY($1::int[]) AND is_active AND receives_typing_notifications`,
-      [userIds],
-    );
-    return rows.map((r) => r.id);
+  private receivesTyping(userIds: number[]): Promise<number[]> {
+    return this.directory.receivingTypingNotifications(userIds);
   }
 }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
+import { UsersModule } from '../users/users.module';
 import { MessagingModule } from '../messaging/messaging.module';
 import { RealmModule } from '../realm/realm.module';
 import { MessagePushHandler } from './message-push.handler';
@@ -14,7 +16,7 @@ import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
 
 /** Mobile push: device tokens, and notifications through the configured providers (APNs, FCM). */
 @Module({
-  imports: [EventsModule, RealmModule, MessagingModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule],
   providers: [
     PushRecipientsRepository,
     MessagePushHandler,

@@ -4,7 +4,6 @@ import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
 import { RealmAdminController } from './realm-admin.controller';
-import { RealmAdminRepository } from './realm-admin.repository';
 import { RealmAdminService } from './realm-admin.service';
 
 /**
@@ -13,7 +12,7 @@ import { RealmAdminService } from './realm-admin.service';
  */
 @Module({
   imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
-  providers: [RealmAdminRepository, RealmAdminService],
+  providers: [RealmAdminService],
   controllers: [RealmAdminController],
 })
 export class RealmAdminModule {}

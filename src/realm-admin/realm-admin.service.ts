@@ -13,7 +13,7 @@ import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/
 import { nulPosition, replaceNul } from '../realm/text-checks';
 import { GroupSettingChange, GroupSettingsService } from '../users/group-settings.service';
 import { UpdateRealmArgs } from './dto/update-realm.dto';
-import { RealmAdminRepository } from './realm-admin.repository';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   EDIT_HISTORY_VISIBILITY_POLICIES,
   OWNER_ONLY_GROUP_SETTINGS,
@@ -54,7 +54,7 @@ export class RealmAdminService {
   constructor(
     private readonly realms: RealmService,
     private readonly groupSettings: GroupSettingsService,
-    private readonly repository: RealmAdminRepository,
+    private readonly directory: UserDirectoryService,
     private readonly channels: ChannelAccessService,
     private readonly events: EventsService,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -77,7 +77,7 @@ export class RealmAdminService {
 
     const data: Record<string, unknown> = {};
     const result = await runInTransaction(this.dataSource, async () => {
-      const recipients = await this.repository.activeUserIds(realm.id);
+      const recipients = await this.directory.activeUserIds(realm.id);
       const changes: Partial<Realm> = {};
       const set = (name: string, value: RealmValue, event: ClientEvent, response: unknown) => {
         (changes as Record<string, unknown>)[PROPERTY[name]] = value;

@@ -77,13 +77,4 @@ export class RealmEmojiRepository {
   async deactivate(id: number): Promise<void> {
     await this.em.update(RealmEmoji, { id }, { deactivated: true });
   }
-
-  /** Everyone who hears of the realm's emoji (Zulip's active_user_ids). */
-  async activeUserIds(realmId: number): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
-      [realmId],
-    );
-    return rows.map((r) => r.id);
-  }
 }

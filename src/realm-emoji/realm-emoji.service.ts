@@ -1,3 +1,4 @@
+import { UserDirectoryService } from '../users/user-directory.service';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -58,6 +59,7 @@ export class RealmEmojiService {
     private readonly repo: RealmEmojiRepository,
     private readonly store: EmojiStore,
     private readonly groupSettings: GroupSettingsService,
+    private readonly directory: UserDirectoryService,
     private readonly events: EventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -170,7 +172,7 @@ export class RealmEmojiService {
     this.events.sendOnCommit(
       realmId,
       { type: 'realm_emoji', op: 'update', realm_emoji: await this.list(realmId) },
-      await this.repo.activeUserIds(realmId),
+      await this.directory.activeUserIds(realmId),
     );
   }
 }

@@ -3,9 +3,27 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
-import { SystemGroupName } from '../realm/system-groups';
+import { forgetPrincipals } from './principal-memo';
 import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
-import type { GroupNode } from './group-settings.policy';
+import { Role } from '../common/roles';
+
+export interface MentionGroupRow {
+  id: number;
+  name: string;
+  deactivated: boolean;
+  canMentionGroup: number;
+}
+
+/** What `principalRows` loads for one user. */
+export interface PrincipalRow {
+  id: number;
+  realmId: number;
+  role: number;
+  isActive: boolean;
+  isBot: boolean;
+  botOwnerId: number | null;
+  groupIds: number[];
+}
 
 /** Group rows and membership, including the recursive resolution of nested groups. */
 @Injectable()
@@ -34,6 +52,7 @@ export class GroupMembershipRepository {
   }
 
   async insertAnonymousGroup(realmId: number, memberIds: number[], subgroupIds: number[]): Promise<number> {
+    forgetPrincipals();
     const result = await this.em.insert(UserGroup, { realmId, name: null, description: '', isSystemGroup: false });
     const id = (result.identifiers[0] as { id: number }).id;
     if (memberIds.length > 0) {
@@ -70,6 +89,7 @@ export class GroupMembershipRepository {
       >;
     },
   ): Promise<number> {
+    forgetPrincipals();
     const result = await this.em.insert(UserGroup, {
       realmId,
       name: g.name,
@@ -150,18 +170,66 @@ export class GroupMembershipRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The ids of every group `userId` belongs to, directly or as a member of a subgroup. */
-  async groupIdsOfUser(userId: number): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `WITH RECURSIVE groups(id) AS (
-           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $1
+  /**
+   * The authorization kernel's one query: each user's role, activity, bot status and every group
+   * they belong to, directly or through nested subgroups (Zulip's get_recursive_membership_groups).
+   * System groups are taken from the role, not from membership rows (as hasSystemGroupPermission
+   * answers them); the walk goes up from a system group, and counts it, only when the role holds it.
+   */
+  async principalRows(userIds: number[]): Promise<PrincipalRow[]> {
+    const ids = [...new Set(dbIds(userIds))];
+    if (ids.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{
+        id: number;
+        realm_id: number;
+        role: number;
+        is_active: boolean;
+        is_bot: boolean;
+        bot_owner_id: number | null;
+        group_ids: number[];
+      }>
+    >(
+      `WITH RECURSIVE u AS (
+           SELECT id, realm_id, role, is_active, is_bot, bot_owner_id FROM user_profile WHERE id = ANY($1::int[])
+       ), walk(uid, gid, climbs) AS (
+           SELECT m.user_profile_id, m.user_group_id, true
+             FROM user_group_membership m JOIN user_group g ON g.id = m.user_group_id AND NOT g.is_system_group
+            WHERE m.user_profile_id = ANY($1::int[])
          UNION
-           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN groups ON ggm.subgroup_id = groups.id
+           SELECT u.id, g.id, true
+             FROM u JOIN user_group g ON g.realm_id = u.realm_id AND g.is_system_group
+            WHERE CASE g.name
+                    WHEN 'role:internet' THEN true
+                    WHEN 'role:everyone' THEN true
+                    WHEN 'role:members' THEN u.role <> ${Role.GUEST}
+                    WHEN 'role:fullmembers' THEN u.role <> ${Role.GUEST}
+                    WHEN 'role:moderators' THEN u.role <= ${Role.MODERATOR}
+                    WHEN 'role:administrators' THEN u.role <= ${Role.ADMINISTRATOR}
+                    WHEN 'role:owners' THEN u.role = ${Role.OWNER}
+                    ELSE false
+                  END
+         UNION
+           SELECT walk.uid, ggm.supergroup_id, NOT sup.is_system_group
+             FROM walk JOIN group_group_membership ggm ON ggm.subgroup_id = walk.gid
+             JOIN user_group sup ON sup.id = ggm.supergroup_id
+            WHERE walk.climbs
        )
-       SELECT id FROM groups ORDER BY id`,
-      [userId],
+       SELECT u.id, u.realm_id, u.role, u.is_active, u.is_bot, u.bot_owner_id,
+              coalesce((SELECT array_agg(DISTINCT walk.gid) FILTER (WHERE walk.climbs) FROM walk WHERE walk.uid = u.id), '{}')
+                AS group_ids
+         FROM u ORDER BY u.id`,
+      [ids],
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({
+      id: r.id,
+      realmId: r.realm_id,
+      role: r.role,
+      isActive: r.is_active,
+      isBot: r.is_bot,
+      botOwnerId: r.bot_owner_id,
+      groupIds: r.group_ids,
+    }));
   }
 
   async activeUserIdsInRealm(realmId: number, ids: number[]): Promise<number[]> {
@@ -190,46 +258,6 @@ export class GroupMembershipRepository {
     await this.em.update(UserGroup, { id }, values);
   }
 
-  /**
-   * The groups reachable from `rootIds` through subgroups, with their active direct members.
-   * The walk stops at system groups: their membership follows from roles.
-   */
-  async loadGroupGraph(rootIds: number[]): Promise<Map<number, GroupNode>> {
-    const graph = new Map<number, GroupNode>();
-    const roots = dbIds(rootIds);
-    if (roots.length === 0) return graph;
-    const rows = await this.em.query<
-      Array<{ id: number; name: string | null; is_system_group: boolean; members: number[]; subgroups: number[] }>
-    >(
-      `WITH RECURSIVE walk(id) AS (
-           SELECT unnest($1::int[])
-         UNION
-           SELECT ggm.subgroup_id FROM group_group_membership ggm
-             JOIN walk ON ggm.supergroup_id = walk.id
-             JOIN user_group sup ON sup.id = walk.id AND NOT sup.is_system_group
-       )
-       SELECT g.id, g.name, g.is_system_group,
-              CASE WHEN g.is_system_group THEN '{}'::int[] ELSE coalesce((
-                SELECT array_agg(m.user_profile_id ORDER BY m.user_profile_id)
-                  FROM user_group_membership m JOIN user_profile p ON p.id = m.user_profile_id
-                 WHERE m.user_group_id = g.id AND p.is_active), '{}') END AS members,
-              CASE WHEN g.is_system_group THEN '{}'::int[] ELSE coalesce((
-                SELECT array_agg(s.subgroup_id ORDER BY s.subgroup_id)
-                  FROM group_group_membership s WHERE s.supergroup_id = g.id), '{}') END AS subgroups
-         FROM user_group g JOIN walk ON walk.id = g.id`,
-      [roots],
-    );
-    for (const r of rows) {
-      graph.set(r.id, {
-        id: r.id,
-        systemName: r.is_system_group ? (r.name as SystemGroupName) : null,
-        directMemberIds: r.members,
-        directSubgroupIds: r.subgroups,
-      });
-    }
-    return graph;
-  }
-
   /** Active direct members of a group, sorted. */
   async directActiveMemberIds(groupId: number): Promise<number[]> {
     return (await this.directMembership([groupId])).get(groupId)!.members;
@@ -240,6 +268,7 @@ export class GroupMembershipRepository {
   }
 
   async addMembers(groupId: number, userIds: number[]): Promise<void> {
+    forgetPrincipals();
     if (userIds.length === 0) return;
     await this.em.query(
       `INSERT INTO user_group_membership (user_group_id, user_profile_id)
@@ -249,6 +278,7 @@ export class GroupMembershipRepository {
   }
 
   async removeMembers(groupId: number, userIds: number[]): Promise<void> {
+    forgetPrincipals();
     if (userIds.length === 0) return;
     await this.em.query(`DELETE FROM user_group_membership WHERE user_group_id = $1 AND user_profile_id = ANY($2)`, [
       groupId,
@@ -257,6 +287,7 @@ export class GroupMembershipRepository {
   }
 
   async addSubgroups(groupId: number, subgroupIds: number[]): Promise<void> {
+    forgetPrincipals();
     if (subgroupIds.length === 0) return;
     await this.em.query(
       `INSERT INTO group_group_membership (supergroup_id, subgroup_id)
@@ -266,6 +297,7 @@ export class GroupMembershipRepository {
   }
 
   async removeSubgroups(groupId: number, subgroupIds: number[]): Promise<void> {
+    forgetPrincipals();
     if (subgroupIds.length === 0) return;
     await this.em.query(`DELETE FROM group_group_membership WHERE supergroup_id = $1 AND subgroup_id = ANY($2)`, [
       groupId,
@@ -275,6 +307,7 @@ export class GroupMembershipRepository {
 
   /** Replaces the direct members and subgroups of an (anonymous) group. */
   async setGroupMembership(groupId: number, memberIds: number[], subgroupIds: number[]): Promise<void> {
+    forgetPrincipals();
     await this.em.query(`DELETE FROM user_group_membership WHERE user_group_id = $1`, [groupId]);
     await this.em.query(`DELETE FROM group_group_membership WHERE supergroup_id = $1`, [groupId]);
     await this.addMembers(groupId, memberIds);
@@ -283,6 +316,7 @@ export class GroupMembershipRepository {
 
   /** Deletes an anonymous group (named groups are never deleted). */
   async deleteAnonymousGroup(id: number): Promise<void> {
+    forgetPrincipals();
     await this.em.query(`DELETE FROM user_group WHERE id = $1 AND name IS NULL`, [id]);
   }
 
@@ -409,5 +443,106 @@ export class GroupMembershipRepository {
       [userId],
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Active, non-guest members of each group, through nested subgroups (the members who can hold
+   * settings that refuse role:everyone, such as the metadata-granting channel settings).
+   */
+  async nonGuestMembersOfGroups(groupIds: number[]): Promise<Map<number, Set<number>>> {
+    const out = new Map<number, Set<number>>();
+    const unique = [...new Set(groupIds)];
+    for (const id of unique) out.set(id, new Set());
+    if (unique.length === 0) return out;
+    const rows = await this.em.query<Array<{ root: number; user_profile_id: number }>>(
+      `WITH RECURSIVE g(root, id) AS (
+           SELECT gid, gid FROM unnest($1::int[]) AS gid
+         UNION
+           SELECT g.root, ggm.subgroup_id FROM group_group_membership ggm JOIN g ON ggm.supergroup_id = g.id
+       )
+       SELECT DISTINCT g.root, m.user_profile_id
+         FROM g JOIN user_group_membership m ON m.user_group_id = g.id
+         JOIN user_profile u ON u.id = m.user_profile_id
+        WHERE u.is_active AND u.role <> 600`,
+      [unique],
+    );
+    for (const r of rows) out.get(r.root)?.add(r.user_profile_id);
+    return out;
+  }
+
+  /** Deletes an anonymous group of the realm (a setting value that nothing references any more). */
+  async deleteAnonymousGroupInRealm(realmId: number, groupId: number): Promise<void> {
+    forgetPrincipals();
+    await this.em.query(`DELETE FROM user_group WHERE id = $1 AND realm_id = $2 AND name IS NULL`, [groupId, realmId]);
+  }
+
+  /** Is the group anonymous (no name)? */
+  async isAnonymousGroup(groupId: number): Promise<boolean> {
+    const rows = await this.em.query<
+      Array<{
+        anonymous: boolean;
+      }>
+    >(`SELECT name IS NULL AS anonymous FROM user_group WHERE id = $1`, [groupId]);
+    return rows[0]?.anonymous === true;
+  }
+
+  /** Named, non-system groups of the realm by name (case-insensitive). */
+  async mentionableGroups(realmId: number, names: string[]): Promise<MentionGroupRow[]> {
+    if (names.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{ id: number; name: string; deactivated: boolean; can_mention_group: number }>
+    >(
+      `SELECT id, name, deactivated, can_mention_group FROM user_group
+        WHERE realm_id = $1 AND name IS NOT NULL AND NOT is_system_group AND lower(name) = ANY($2::text[])`,
+      [realmId, names.map((n) => n.toLowerCase())],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      deactivated: r.deactivated,
+      canMentionGroup: r.can_mention_group,
+    }));
+  }
+
+  /** Active users in any of `groupIds`, directly or through subgroups. */
+  async recursiveMemberIdsOfGroups(groupIds: number[]): Promise<number[]> {
+    if (groupIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `WITH RECURSIVE groups(id) AS (
+           SELECT unnest($1::int[])
+         UNION
+           SELECT ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
+       )
+       SELECT DISTINCT m.user_profile_id AS id FROM user_group_membership m
+         JOIN groups ON m.user_group_id = groups.id
+         JOIN user_profile p ON p.id = m.user_profile_id
+        WHERE p.is_active`,
+      [groupIds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Active members (recursive) of each group. */
+  async groupMembersByGroup(groupIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (groupIds.length === 0) return out;
+    const rows = await this.em.query<Array<{ root: number; id: number }>>(
+      `WITH RECURSIVE groups(root, id) AS (
+           SELECT g, g FROM unnest($1::int[]) AS g
+         UNION
+           SELECT groups.root, ggm.subgroup_id FROM group_group_membership ggm JOIN groups ON ggm.supergroup_id = groups.id
+       )
+       SELECT DISTINCT groups.root, m.user_profile_id AS id FROM user_group_membership m
+         JOIN groups ON m.user_group_id = groups.id
+         JOIN user_profile p ON p.id = m.user_profile_id
+        WHERE p.is_active`,
+      [groupIds],
+    );
+    for (const r of rows) {
+      const list = out.get(r.root) ?? [];
+      list.push(r.id);
+      out.set(r.root, list);
+    }
+    return out;
   }
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
-import { isDbId } from '../database/ids';
 import { GroupSettingRule, SystemGroupName, SystemGroups } from '../realm/system-groups';
 import { UserGroup } from '../realm/user-group.entity';
 import { GroupMembershipRepository } from './group-membership.repository';
+import { PrincipalService } from './principal.service';
 import {
   GroupSettingChange,
   GroupSettingValue,
@@ -11,7 +11,7 @@ import {
   normalizeGroupSettingValue,
   parseGroupSettingValue,
 } from './group-setting-values';
-import { Actor, hasPermissionForGroupSetting, hasSystemGroupPermission, guestMayHold } from './group-settings.policy';
+import { Actor } from './group-settings.policy';
 import { GroupSettingErrors, UserErrors, UserGroupErrors } from './user.errors';
 
 export type { GroupSettingValue, GroupSettingChange } from './group-setting-values';
@@ -30,7 +30,10 @@ export type SettingRule = Pick<
  */
 @Injectable()
 export class GroupSettingsService {
-  constructor(private readonly groups: GroupMembershipRepository) {}
+  constructor(
+    private readonly groups: GroupMembershipRepository,
+    private readonly principals: PrincipalService,
+  ) {}
 
   /**
    * Validates `value` for `setting` (Zulip's parse_group_setting_value followed by
@@ -137,17 +140,9 @@ export class GroupSettingsService {
     return ids.get(name)!;
   }
 
-  private readonly systemIdsCache = new Map<number, Map<SystemGroupName, number>>();
-
   /** System group ids never change once a realm exists, so they are cached per realm. */
-  async systemGroupIds(realmId: number): Promise<Map<SystemGroupName, number>> {
-    let ids = this.systemIdsCache.get(realmId);
-    if (!ids) {
-      const rows = await this.groups.systemGroups(realmId);
-      ids = new Map(rows.map((g) => [g.name as SystemGroupName, g.id]));
-      if (ids.size > 0) this.systemIdsCache.set(realmId, ids);
-    }
-    return ids;
+  systemGroupIds(realmId: number): Promise<Map<SystemGroupName, number>> {
+    return this.principals.systemGroupIds(realmId);
   }
 
   /** API form of stored setting values: the id for named groups, the member/subgroup lists otherwise. */
@@ -174,23 +169,26 @@ export class GroupSettingsService {
   /**
    * Does `actor` hold the permission stored as `groupId`? Guests are refused settings that may
    * not be role:everyone; system groups are answered from the role; other groups (named or
-   * anonymous) by their nested membership.
+   * anonymous) by the actor's principal (its recursive groups, loaded once per request). Code that
+   * has a principal asks `holds(principal, groupId)` (users/principal.ts) instead.
    */
-  async hasPermission(
-    realmId: number,
-    actor: Actor,
-    groupId: number,
-    settingAllowsEveryone: boolean,
-  ): Promise<boolean> {
-    if (!actor.isActive) return false;
-    if (!guestMayHold(actor, settingAllowsEveryone)) return false;
-    if (!isDbId(groupId)) return false;
-    const system = await this.systemGroupIds(realmId);
-    for (const [name, id] of system) {
-      if (id === groupId) return hasSystemGroupPermission(actor, name);
-    }
-    const graph = await this.groups.loadGroupGraph([groupId]);
-    return hasPermissionForGroupSetting(actor, groupId, graph, settingAllowsEveryone);
+  hasPermission(realmId: number, actor: Actor, groupId: number, settingAllowsEveryone: boolean): Promise<boolean> {
+    return this.principals.userHolds(actor, realmId, groupId, settingAllowsEveryone);
+  }
+
+  /** Active, non-guest members of each group, through nested subgroups. */
+  nonGuestMembersOfGroups(groupIds: number[]): Promise<Map<number, Set<number>>> {
+    return this.groups.nonGuestMembersOfGroups(groupIds);
+  }
+
+  /** Is the group anonymous (a setting value, not a named group)? */
+  isAnonymousGroup(groupId: number): Promise<boolean> {
+    return this.groups.isAnonymousGroup(groupId);
+  }
+
+  /** Deletes an anonymous group of the realm that no setting references any more. */
+  deleteAnonymousGroup(realmId: number, groupId: number): Promise<void> {
+    return this.groups.deleteAnonymousGroupInRealm(realmId, groupId);
   }
 
   recursiveMemberIds(groupId: number): Promise<number[]> {

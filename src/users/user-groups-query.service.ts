@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { UserGroup } from '../realm/user-group.entity';
-import { GroupMembershipRepository } from './group-membership.repository';
+import { GroupMembershipRepository, MentionGroupRow } from './group-membership.repository';
 import { GroupSettingsService } from './group-settings.service';
 
 /** Read side of user groups: the API dicts of GET /user_groups and POST /register. */
@@ -56,5 +56,20 @@ export class UserGroupsQueryService {
       can_mention_group: v(g.canMentionGroup),
       can_remove_members_group: v(g.canRemoveMembersGroup),
     }));
+  }
+
+  /** Named, non-system groups of the realm by name, case-insensitive (mentions in messages). */
+  mentionableGroups(realmId: number, names: string[]): Promise<MentionGroupRow[]> {
+    return this.membership.mentionableGroups(realmId, names);
+  }
+
+  /** Active users in any of `groupIds`, directly or through subgroups. */
+  recursiveMemberIdsOfGroups(groupIds: number[]): Promise<number[]> {
+    return this.membership.recursiveMemberIdsOfGroups(groupIds);
+  }
+
+  /** Active members (recursive) of each group. */
+  groupMembersByGroup(groupIds: number[]): Promise<Map<number, number[]>> {
+    return this.membership.groupMembersByGroup(groupIds);
   }
 }

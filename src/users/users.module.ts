@@ -14,6 +14,7 @@ import { GroupSettingsService } from './group-settings.service';
 import { NavigationViewsController } from './navigation-views.controller';
 import { NavigationViewsRepository } from './navigation-views.repository';
 import { NavigationViewsService } from './navigation-views.service';
+import { PrincipalService } from './principal.service';
 import { ProfileDataService } from './profile-data.service';
 import { ProfileValuesRepository } from './profile-values.repository';
 import { UserAdminService } from './user-admin.service';
@@ -24,6 +25,7 @@ import { UserGroupsService } from './user-groups.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { UserDirectoryService } from './user-directory.service';
 
 @Module({
   imports: [RealmModule, EventsModule, EmailModule],
@@ -36,6 +38,8 @@ import { UsersService } from './users.service';
     NavigationViewsRepository,
     AuthService,
     BasicStrategy,
+    PrincipalService,
+    UserDirectoryService,
     GroupSettingsService,
     UserGroupsQueryService,
     UserGroupsService,
@@ -55,6 +59,8 @@ import { UsersService } from './users.service';
   ],
   exports: [
     AuthService,
+    PrincipalService,
+    UserDirectoryService,
     UsersService,
     GroupSettingsService,
     UserGroupsQueryService,

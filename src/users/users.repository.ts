@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { isDbId, dbIds } from '../database/ids';
 import { currentManager } from '../database/transaction';
+import { forgetPrincipals } from './principal-memo';
 import { UserGroup, UserGroupMembership } from '../realm/user-group.entity';
 import { UserProfile } from './user.entity';
 
@@ -53,16 +54,19 @@ export class UsersRepository {
   }
 
   async insert(values: Partial<UserProfile>): Promise<number> {
+    forgetPrincipals();
     const result = await this.em.insert(UserProfile, values);
     return (result.identifiers[0] as { id: number }).id;
   }
 
   async update(id: number, values: Partial<UserProfile>): Promise<void> {
+    forgetPrincipals();
     await this.em.update(UserProfile, { id }, values);
   }
 
   /** Puts the user in exactly `groupIds` among the realm's system role groups. */
   async setRoleGroups(realmId: number, userId: number, groupIds: number[]): Promise<void> {
+    forgetPrincipals();
     await this.em.query(
       `DELETE FROM user_group_membership m USING user_group g
         WHERE m.user_group_id = g.id AND g.realm_id = $1 AND g.is_system_group AND m.user_profile_id = $2`,
