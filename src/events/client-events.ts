@@ -388,6 +388,15 @@ export type TypingEvent = {
   { message_type: 'stream'; stream_id: number; topic: string } | { message_type: 'direct'; recipients: TypingUser[] }
 );
 
+/** Someone is editing a message (POST /messages/{id}/typing); `user_ids` of a direct message include the sender. */
+export type TypingEditMessageEvent = {
+  type: 'typing_edit_message';
+  op: 'start' | 'stop';
+  sender_id: number;
+  message_id: number;
+  recipient: { type: 'channel'; channel_id: number; topic: string } | { type: 'direct'; user_ids: number[] };
+};
+
 // ---- uploads ----------------------------------------------------------------------------------
 
 /** Attachment.to_dict (times in milliseconds). */
@@ -461,6 +470,7 @@ export type ClientEvent =
   | UpdateMessageFlagsRemoveEvent
   | ReactionEvent
   | TypingEvent
+  | TypingEditMessageEvent
   | AttachmentAddEvent
   | AttachmentRemoveEvent
   | HeartbeatEvent;

@@ -18,6 +18,7 @@ import {
   RemoveReactionArgs,
   RenderMessageArgs,
   SendMessageArgs,
+  EditTypingArgs,
   TypingArgs,
   UpdateFlagsArgs,
   UpdateFlagsForNarrowArgs,
@@ -117,6 +118,16 @@ export class MessagesController {
   @Get('messages/matches_narrow')
   matchesNarrow(@CurrentUser() auth: AuthContext, @Args(MatchesNarrowArgs) args: MatchesNarrowArgs) {
     return this.fetcher.messagesMatchingNarrow(auth, args.msg_ids, args.narrow);
+  }
+
+  @Post('messages/:message_id/typing')
+  async setEditTyping(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(EditTypingArgs) args: EditTypingArgs,
+  ) {
+    await this.typing.setEditTyping(auth, messageId, args.op);
+    return {};
   }
 
   @Get('messages/:message_id/read_receipts')

@@ -5,7 +5,8 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
 import { currentManager } from '../database/transaction';
 import { dbIds } from '../database/ids';
-import type { TypingEvent } from '../events/client-events';
+import type { TypingEditMessageEvent, TypingEvent } from '../events/client-events';
+import { MessageAccessService } from './message-access.service';
 import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
 import { hasChannelContentAccess, isGuest } from './message-access.policy';
@@ -47,6 +48,7 @@ export class TypingService {
     private readonly events: EventsService,
     private readonly principals: PrincipalService,
     private readonly directory: UserDirectoryService,
+    private readonly access: MessageAccessService,
   ) {}
 
   private get em(): EntityManager {
@@ -110,6 +112,47 @@ export class TypingService {
       recipients: recipients.map((u) => ({ user_id: u.id, email: apiEmailOf(u, host) })),
     };
     this.events.deliver(realm.id, event, wanting);
+  }
+
+  /**
+   * POST /messages/{message_id}/typing (Zulip's send_message_edit_notification_backend): the
+   * message's audience learns that the caller is editing it, under the same rules as typing a
+   * new message (the caller's own setting, receives_typing_notifications, channels up to 100
+   * subscribers). The caller must be able to read the message.
+   */
+  async setEditTyping(auth: AuthContext, messageId: number, op: 'start' | 'stop'): Promise<void> {
+    const { user, realm } = auth;
+    const { message } = await this.access.accessMessage(auth, messageId, { isModifying: false });
+    if (message.streamId !== null) {
+      if (!user.settings.send_stream_typing_notifications) throw TypingErrors.disabledForChannels();
+      const audience = await this.typingAudience(message.recipientId);
+      if (audience.total > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS) return;
+      const event: TypingEditMessageEvent = {
+        type: 'typing_edit_message',
+        op,
+        sender_id: user.id,
+        message_id: message.id,
+        recipient: { type: 'channel', channel_id: message.streamId, topic: message.subject },
+      };
+      this.events.deliver(realm.id, event, audience.notify, (queue) => ({
+        ...event,
+        recipient: {
+          ...event.recipient,
+          topic: topicForClient(message.subject, queue.options.clientCapabilities.empty_topic_name === true),
+        },
+      }));
+      return;
+    }
+    if (!user.settings.send_private_typing_notifications) throw TypingErrors.disabledForDirectMessages();
+    const userIds = [...(message.dmUserIds ?? [])].sort((a, b) => a - b);
+    const event: TypingEditMessageEvent = {
+      type: 'typing_edit_message',
+      op,
+      sender_id: user.id,
+      message_id: message.id,
+      recipient: { type: 'direct', user_ids: userIds },
+    };
+    this.events.deliver(realm.id, event, await this.receivesTyping(userIds));
   }
 
   /** Active subscribers (not long-term idle) and those of them who want typing notifications. */

@@ -218,6 +218,13 @@ export class RemoveReactionArgs {
 }
 
 /** POST /typing. */
+/** POST /messages/{message_id}/typing: typing while editing a message. */
+export class EditTypingArgs {
+  @Arg()
+  @IsIn(['start', 'stop'])
+  op: 'start' | 'stop';
+}
+
 export class TypingArgs {
   @OptionalArg({ default: 'direct' })
   @IsIn(['direct', 'stream', 'channel'])

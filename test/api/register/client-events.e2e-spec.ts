@@ -305,6 +305,24 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     'typing/stop': {
       action: async () => ok(t, 'post', '/typing', OTHELLO, { op: 'stop', to: [await userId(t, HAMLET)] }),
     },
+    'typing_edit_message/start': {
+      action: async () => {
+        // A channel message and a direct message HAMLET receives, edited by their sender.
+        const inChannel = (await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'edit typing', content: 'x' }))
+          .id as number;
+        const direct = (await send(OTHELLO, { type: 'direct', to: JSON.stringify([HAMLET]), content: 'y' }))
+          .id as number;
+        await ok(t, 'post', `/messages/${inChannel}/typing`, OTHELLO, { op: 'start' });
+        await ok(t, 'post', `/messages/${direct}/typing`, OTHELLO, { op: 'start' });
+      },
+    },
+    'typing_edit_message/stop': {
+      action: async () => {
+        const direct = (await send(OTHELLO, { type: 'direct', to: JSON.stringify([HAMLET]), content: 'z' }))
+          .id as number;
+        await ok(t, 'post', `/messages/${direct}/typing`, OTHELLO, { op: 'stop' });
+      },
+    },
     // ---- uploads
     'attachment/add': {
       action: async () => {
