@@ -4,6 +4,7 @@ import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-pro
 import { NavigationView } from '../users/navigation-view.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
+import { PresenceSequence, UserPresence, UserStatus } from '../presence/presence.entity';
 import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
 import { Subscription } from '../channels/subscription.entity';
 import { UserTopic } from '../channels/user-topic.entity';
@@ -44,6 +45,9 @@ export const ENTITIES = [
   Reaction,
   Attachment,
   AttachmentMessage,
+  UserPresence,
+  PresenceSequence,
+  UserStatus,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -112,3 +116,8 @@ foreignKey(Attachment, 'owner_id', () => UserProfile);
 foreignKey(Attachment, 'realm_id', () => Realm);
 foreignKey(AttachmentMessage, 'attachment_id', () => Attachment);
 foreignKey(AttachmentMessage, 'message_id', () => Message);
+// Presence and status (src/presence).
+foreignKey(UserPresence, 'user_profile_id', () => UserProfile);
+foreignKey(UserPresence, 'realm_id', () => Realm);
+foreignKey(PresenceSequence, 'realm_id', () => Realm);
+foreignKey(UserStatus, 'user_profile_id', () => UserProfile);

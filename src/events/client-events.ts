@@ -116,6 +116,55 @@ export type NavigationViewRemoveEvent = {
   fragment: string;
 };
 
+/** A personal setting changed (do_change_user_setting). */
+export type UserSettingsUpdateEvent = {
+  type: 'user_settings';
+  op: 'update';
+  property: string;
+  value: boolean | number | string;
+  /** Only with property `default_language`. */
+  language_name?: string;
+};
+
+/** The legacy form of a notification setting's change, for clients without user_settings_object. */
+export type UpdateGlobalNotificationsEvent = {
+  type: 'update_global_notifications';
+  /** The user's API email. */
+  user: string;
+  notification_name: string;
+  setting: boolean | number | string;
+};
+
+// ---- presence and status ----------------------------------------------------------------------
+
+/**
+ * A user came online (or turned invisible mode on or off): for clients with the
+ * simplified_presence_events capability the modern `presences`, for others the legacy fields.
+ */
+export type PresenceEvent =
+  | {
+      type: 'presence';
+      presences: Record<string, { active_timestamp: number; idle_timestamp: number }>;
+    }
+  | {
+      type: 'presence';
+      user_id: number;
+      email: string;
+      server_timestamp: number;
+      presence: Record<string, { client: string; status: 'active' | 'idle'; timestamp: number; pushable: boolean }>;
+    };
+
+/** A user's status changed: only the fields the change set (do_update_user_status). */
+export type UserStatusEvent = {
+  type: 'user_status';
+  user_id: number;
+  away?: boolean;
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+};
+
 // ---- user groups ------------------------------------------------------------------------------
 
 /** A new (or, for clients without include_deactivated_groups, reactivated) group (groupDicts). */
@@ -385,6 +434,10 @@ export type ClientEvent =
   | NavigationViewAddEvent
   | NavigationViewUpdateEvent
   | NavigationViewRemoveEvent
+  | UserSettingsUpdateEvent
+  | UpdateGlobalNotificationsEvent
+  | PresenceEvent
+  | UserStatusEvent
   | UserGroupAddEvent
   | UserGroupUpdateEvent
   | UserGroupMembersEvent

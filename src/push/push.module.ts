@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { MessagingModule } from '../messaging/messaging.module';
+import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
 import { MessagePushHandler } from './message-push.handler';
 import { PushRecipientsRepository } from './push-recipients.repository';
@@ -14,7 +15,7 @@ import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
 
 /** Mobile push: device tokens, and notifications through the configured providers (APNs, FCM). */
 @Module({
-  imports: [EventsModule, RealmModule, MessagingModule],
+  imports: [EventsModule, RealmModule, MessagingModule, PresenceModule],
   providers: [
     PushRecipientsRepository,
     MessagePushHandler,

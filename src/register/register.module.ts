@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { MessagingModule } from '../messaging/messaging.module';
+import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, PresenceModule],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

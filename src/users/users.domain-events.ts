@@ -1,3 +1,6 @@
+import type { Realm } from '../realm/realm.entity';
+import type { UserProfile } from './user.entity';
+
 /**
  * What the users module publishes on the domain-event bus (events/domain-event-bus.ts) for the
  * modules above it. Subscribers name the class: search for it to find every listener.
@@ -12,5 +15,19 @@ export class UserReactivatedEvent {
   constructor(
     readonly realmId: number,
     readonly userId: number,
+  ) {}
+}
+
+/**
+ * A user's presence_enabled setting (invisible mode, or the deprecated `away` status) was set.
+ * Published inside the change's transaction; presence stores the matching presence (offline
+ * when turned off, active when on) and tells everyone (an in-transaction subscriber, as Zulip's
+ * do_change_user_setting calls do_update_user_presence).
+ */
+export class PresenceEnabledChangedEvent {
+  constructor(
+    readonly user: UserProfile,
+    readonly realm: Realm,
+    readonly enabled: boolean,
   ) {}
 }

@@ -19,6 +19,7 @@ import { UserGroupsService } from './user-groups.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { UserSettingsService } from './user-settings.service';
 
 @Module({
   imports: [RealmModule, EventsModule],
@@ -36,6 +37,7 @@ import { UsersService } from './users.service';
     UsersService,
     UserAdminService,
     NavigationViewsService,
+    UserSettingsService,
     CanCreateGroupsGuard,
   ],
   controllers: [UsersController, DevAuthController, UserGroupsController, NavigationViewsController],
@@ -47,6 +49,7 @@ import { UsersService } from './users.service';
     UserGroupsService,
     ProfileDataService,
     NavigationViewsService,
+    UserSettingsService,
   ],
 })
 export class UsersModule {}

@@ -3,6 +3,7 @@ import { UsersGroupsProfileFields1795273944794 } from './1795273944794-UsersGrou
 import { PushDeviceTokens1795273949745 } from './1795273949745-PushDeviceTokens';
 import { Channels1795274009109 } from './1795274009109-Channels';
 import { Messaging1795274250846 } from './1795274250846-Messaging';
+import { Presence1795644993558 } from './1795644993558-Presence';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   PushDeviceTokens1795273949745,
   Channels1795274009109,
   Messaging1795274250846,
+  Presence1795644993558,
 ];
