@@ -419,7 +419,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     heartbeatJitterMs: intVar(env, 'EVENTS_HEARTBEAT_JITTER_MS', 10_000, 0, 600_000),
     queueIdleTimeoutMs: intVar(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000, 1000, 86_400_000),
     queueGcIntervalMs: intVar(env, 'EVENT_QUEUE_GC_INTERVAL_MS', 60_000, 100, 3_600_000),
-    presenceFlushMs: intVar(env, 'PRESENCE_FLUSH_MS', 1000, 10, 30_000),
+    presenceFlushMs: intVar(env, 'PRESENCE_FLUSH_MS', 1000, 10, 3_600_000),
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
     maxFileUploadSizeMib: intVar(env, 'MAX_FILE_UPLOAD_SIZE_MIB', 25, 0, 10_240),
     uploadsDir: resolve(env.UPLOADS_DIR?.trim() || join(dataDir, 'uploads')),
