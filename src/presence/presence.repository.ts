@@ -187,9 +187,10 @@ export class PresenceRepository {
     return new Map(rows.map((r) => [r.user_profile_id, seconds(r.last_active_time)]));
   }
 
-  async activeUserIds(realmId: number): Promise<number[]> {
+  /** The realm's active users; with `limit`, at most that many (enough to know "more than"). */
+  async activeUserIds(realmId: number, limit?: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id${limit ? ` LIMIT ${limit}` : ''}`,
       [realmId],
     );
     return rows.map((r) => r.id);

@@ -177,8 +177,10 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     users: Array<{ ping: Omit<Pending, 'at' | 'active'>; times: PresenceTimes }>,
     force: boolean,
   ): Promise<void> {
-    const recipients = await this.repository.activeUserIds(realmId);
-    if (recipients.length > PresenceSettings.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS && !force) return;
+    const limit = PresenceSettings.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS;
+    // A large realm gets no such events: reading one row past the limit is enough to know.
+    const recipients = await this.repository.activeUserIds(realmId, force ? undefined : limit + 1);
+    if (recipients.length > limit && !force) return;
     for (const { ping, times } of users) {
       const row = { ...times, dateJoined: ping.dateJoined };
       const email = emailOf(ping.userId, ping.deliveryEmail, ping.emailVisibility, ping.realmHost);
