@@ -33,7 +33,7 @@ describe('presence', () => {
 
   beforeAll(async () => {
     // A long batch interval: the tests decide when pings are written.
-    t = await startTestApp({ PRESENCE_FLUSH_MS: '30000' });
+    t = await startTestApp({ PRESENCE_FLUSH_MS: '3600000' });
     presence = t.app.get(PresenceService);
     const lear = await t.app.get(RealmService).createRealm({ stringId: 'lear', name: 'Lear & Co' });
     // Everyone joined long ago (a missing presence time reads as the date joined).
