@@ -9,12 +9,13 @@
 #
 # Build args:
 #   NODE_IMAGE      base image of every stage (default node:20-bookworm-slim)
-#   PROD_NPM_FLAGS  extra flags for the runtime `npm ci --omit=dev`. The default
-#                   leaves out optional dependencies, which in production are only
-#                   embedded-postgres' platform binaries (~60 MB; used only when
-#                   DATABASE_URL is unset, which never happens in a container) and
-#                   pg-cloudflare (Workers only); with them gone no install script
-#                   is needed. Build with --build-arg PROD_NPM_FLAGS= to keep them.
+#   PROD_NPM_FLAGS  extra flags for the runtime `npm ci --omit=dev` (default
+#                   --ignore-scripts: no production dependency needs an install
+#                   script). Optional dependencies stay: sharp's prebuilt libvips
+#                   binary for the platform (@img/sharp-*, custom emoji) is one.
+#   KEEP_EMBEDDED_POSTGRES  1 keeps embedded-postgres' PostgreSQL binaries (~60 MB,
+#                   used only when DATABASE_URL is unset, which never happens in a
+#                   container); by default they are removed from the runtime image.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -33,11 +34,15 @@ RUN npm run build \
 
 # ---- prod-deps: production dependencies only ---------------------------------
 FROM ${NODE_IMAGE} AS prod-deps
-ARG PROD_NPM_FLAGS="--omit=optional --ignore-scripts"
+ARG PROD_NPM_FLAGS="--ignore-scripts"
+ARG KEEP_EMBEDDED_POSTGRES=0
 WORKDIR /app
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY package.json package-lock.json ./
+# sharp must load its prebuilt binary here, or the image would fail on the first emoji upload.
 RUN npm ci --omit=dev ${PROD_NPM_FLAGS} \
+ && if [ "$KEEP_EMBEDDED_POSTGRES" != 1 ]; then rm -rf node_modules/@embedded-postgres; fi \
+ && node -e "require('sharp')" \
  && npm cache clean --force
 
 # ---- runtime -----------------------------------------------------------------

@@ -16,6 +16,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { EmailModule } from './email/email.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { StaticModule } from './static/static.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsService } from './jobs/jobs.service';
 import { MetricsModule } from './metrics/metrics.module';
@@ -25,6 +26,7 @@ import { PresenceModule } from './presence/presence.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
+import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
 import { RegisterModule } from './register/register.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
@@ -54,6 +56,7 @@ export class AppModule implements OnModuleDestroy {
         RealmModule,
         UsersModule,
         ChannelsModule,
+        RealmEmojiModule,
         MessagingModule,
         PresenceModule,
         UploadsModule,
@@ -63,6 +66,7 @@ export class AppModule implements OnModuleDestroy {
         MetricsModule,
         OpenApiModule,
         PushModule,
+        StaticModule,
       ],
       providers: [
         {

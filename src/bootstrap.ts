@@ -20,6 +20,7 @@ import { ShutdownState } from './health/shutdown-state';
 import { AppLogger, createRootLogger } from './logging/logger';
 import { requestLogging } from './logging/request-log';
 import { MetricsRegistry } from './metrics/metrics.registry';
+import { emojiBodyLimit, isEmojiUploadRequest } from './realm-emoji/emoji-body';
 import { isFileUploadRequest, uploadBodyLimit } from './uploads/upload-body';
 
 /** Most form fields and list items a request may carry. */
@@ -28,18 +29,22 @@ const MAX_FIELDS = 1000;
 /**
  * Request parsing as Zulip does it: urlencoded and multipart form bodies for every method
  * (simple, non-extended parsing; explicit size limits), query strings, and the POST `method`
- * override. Every body is bounded (common/http/body-limits.ts); POST /api/v1/user_uploads reads its
- * multipart body in its handler, once the caller is authenticated (src/uploads/upload-body.ts).
+ * override. Every body is bounded (common/http/body-limits.ts); POST /api/v1/user_uploads and POST
+ * /api/v1/realm/emoji/{name} read their multipart bodies in their handlers, once the caller is
+ * authenticated (src/uploads/upload-body.ts, src/realm-emoji/emoji-body.ts).
  */
 function installBodyParsing(app: NestExpressApplication, config: AppConfig): void {
   const limit = config.maxBodyBytes;
   const isMultipart = (req: Request) => String(req.headers['content-type'] ?? '').startsWith('multipart/form-data');
   const isForm = (req: Request) => isMultipart(req) || req.is('application/x-www-form-urlencoded') !== false;
-  // An upload's body is read by its handler, after authentication (src/uploads/upload-body.ts).
-  const isUpload = (req: Request) => isFileUploadRequest(req) && isMultipart(req);
+  // An upload's body is read by its handler, after authentication (src/uploads/upload-body.ts,
+  // src/realm-emoji/emoji-body.ts).
+  const isEmojiUpload = (req: Request) => isEmojiUploadRequest(req) && isMultipart(req);
+  const isUpload = (req: Request) => (isFileUploadRequest(req) && isMultipart(req)) || isEmojiUpload(req);
   app.use(
     limitRequestBodies({
-      limitFor: (req) => (isUpload(req) ? uploadBodyLimit(config) : limit),
+      limitFor: (req) =>
+        isEmojiUpload(req) ? emojiBodyLimit(config) : isUpload(req) ? uploadBodyLimit(config) : limit,
       parsedLater: (req) => isForm(req),
     }),
   );
@@ -49,7 +54,7 @@ function installBodyParsing(app: NestExpressApplication, config: AppConfig): voi
     streamHandler: countMultipartBytes,
   } as multer.Options).none();
   app.use((req: Request, res: Response, next: NextFunction) => {
-    // Files are accepted by POST /api/v1/user_uploads only; every other route refuses them.
+    // Files are accepted by POST /api/v1/user_uploads and /api/v1/realm/emoji/{name} only.
     if (!isMultipart(req) || isUpload(req)) return next();
     parseMultipartWithin(form, limit, req, res, (err?: unknown) => {
       if (!err) return next();

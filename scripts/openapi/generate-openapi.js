@@ -99,6 +99,35 @@ const OWN = {
       404: error,
     },
   },
+  'get /static/generated/emoji/{name}': {
+    operationId: 'server-emoji-data',
+    summary: 'Emoji data',
+    description:
+      'The file `server_emoji_data_url` in `/register` names: `{"code_to_names": {code: [canonical name, aliases…]}}` for ' +
+      'every Unicode emoji. `name` is the content-hashed `emoji_api.<hash>.json` (cached for a year) or ' +
+      '`emoji_api.json` (revalidated with its ETag after an hour). No credentials.',
+    tags: ['server'],
+    security: [],
+    parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: {
+        description: 'The emoji data.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['code_to_names'],
+              properties: {
+                code_to_names: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+              },
+            },
+          },
+        },
+      },
+      304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      404: error,
+    },
+  },
   'get /api/v1/openapi.json': {
     operationId: 'openapi',
     summary: 'This document',
@@ -107,6 +136,43 @@ const OWN = {
     security: [],
     responses: {
       200: { description: 'OpenAPI 3.0 document.', content: { 'application/json': { schema: { type: 'object' } } } },
+    },
+  },
+  'patch /api/v1/settings/display': {
+    operationId: 'update-display-settings-legacy',
+    summary: 'Update settings (legacy path)',
+    description:
+      'The path older clients use for display settings; Zulip serves it with `PATCH /settings`, and so do we.',
+    tags: ['users'],
+    requestBody: form('Any parameter of `PATCH /settings`.'),
+    responses: { 200: success, 400: error },
+  },
+  'patch /api/v1/settings/notifications': {
+    operationId: 'update-notification-settings-legacy',
+    summary: 'Update settings (legacy path)',
+    description:
+      "The path older clients (and the Python client's `update_notification_settings`) use for notification " +
+      'settings; Zulip serves it with `PATCH /settings`, and so do we.',
+    tags: ['users'],
+    requestBody: form('Any parameter of `PATCH /settings`.'),
+    responses: { 200: success, 400: error },
+  },
+  'get /accounts/confirm_new_email/{key}': {
+    operationId: 'confirm-email-change',
+    summary: 'Confirm an email change (web page)',
+    description:
+      'The link of the email sent to the new address after `PATCH /settings` with `email`: an HTML page for a ' +
+      'browser. Changes the address once, within a day, if it is still free and changes are still allowed.',
+    tags: ['users'],
+    security: [],
+    parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: { description: 'Changed.', content: { 'text/html': { schema: { type: 'string' } } } },
+      400: {
+        description: 'Refused (the reason on the page).',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      404: { description: 'Unknown, used or expired link.', content: { 'text/html': { schema: { type: 'string' } } } },
     },
   },
   'patch /api/v1/realm': {
@@ -154,6 +220,25 @@ const OWN = {
       },
     ],
     responses: file('The file.'),
+  },
+  'get /user_avatars/{realm_id}/emoji/images/{path}': {
+    operationId: 'get-custom-emoji-image',
+    summary: 'Download a custom emoji image',
+    description:
+      "A custom emoji's image (the `source_url` and `still_url` of `GET /realm/emoji`), public as Zulip's `/user_avatars/`.",
+    tags: ['server_and_organizations'],
+    security: [],
+    parameters: [
+      { name: 'realm_id', in: 'path', required: true, schema: { type: 'string' } },
+      {
+        name: 'path',
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+        description: '`<file>` or `still/<file>.png`',
+      },
+    ],
+    responses: file('The image.'),
   },
   'get /user_uploads/temporary/{token}/{filename}': {
     operationId: 'get-uploaded-file-temporary',

@@ -17,6 +17,8 @@ export const Limits = {
   /** Realm.WILDCARD_MENTION_THRESHOLD */
   WILDCARD_MENTION_THRESHOLD: 15,
   MAX_MESSAGES_PER_FETCH: 5000,
+  /** POST /messages/flags/narrow: num_before + num_after are clamped to this. */
+  MAX_MESSAGES_PER_UPDATE: 5000,
   /** Message.EMPTY_TOPIC_FALLBACK_NAME */
   EMPTY_TOPIC_DISPLAY_NAME: 'general chat',
 } as const;

@@ -2,6 +2,7 @@ import { Realm, RealmUserDefault } from '../realm/realm.entity';
 import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
 import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-profile-field.entity';
 import { NavigationView } from '../users/navigation-view.entity';
+import { EmailChangeStatus } from '../users/email-change.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
 import { PresenceSequence, UserPresence, UserStatus } from '../presence/presence.entity';
@@ -18,6 +19,7 @@ import {
   UserMessage,
 } from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
+import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -32,6 +34,7 @@ export const ENTITIES = [
   CustomProfileField,
   CustomProfileFieldValue,
   NavigationView,
+  EmailChangeStatus,
   PushDeviceToken,
   Recipient,
   Stream,
@@ -48,6 +51,7 @@ export const ENTITIES = [
   UserPresence,
   PresenceSequence,
   UserStatus,
+  RealmEmoji,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -77,6 +81,8 @@ foreignKey(CustomProfileField, 'realm_id', () => Realm);
 foreignKey(CustomProfileFieldValue, 'user_profile_id', () => UserProfile);
 foreignKey(CustomProfileFieldValue, 'field_id', () => CustomProfileField);
 foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
+foreignKey(EmailChangeStatus, 'realm_id', () => Realm);
+foreignKey(EmailChangeStatus, 'user_profile_id', () => UserProfile);
 foreignKey(PushDeviceToken, 'user_id', () => UserProfile);
 // Channels (src/channels).
 foreignKey(Stream, 'realm_id', () => Realm);
@@ -121,3 +127,6 @@ foreignKey(UserPresence, 'user_profile_id', () => UserProfile);
 foreignKey(UserPresence, 'realm_id', () => Realm);
 foreignKey(PresenceSequence, 'realm_id', () => Realm);
 foreignKey(UserStatus, 'user_profile_id', () => UserProfile);
+// Custom emoji (src/realm-emoji).
+foreignKey(RealmEmoji, 'realm_id', () => Realm);
+foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);

@@ -1,4 +1,5 @@
 import type { EmailTemplate } from './templates/layout';
+import { confirmNewEmail, notifyChangeInEmail } from './templates/email-change';
 import { testEmail } from './templates/test-email';
 
 /**
@@ -7,6 +8,8 @@ import { testEmail } from './templates/test-email';
  */
 export const EMAIL_TEMPLATES = {
   test: testEmail,
+  confirm_new_email: confirmNewEmail,
+  notify_change_in_email: notifyChangeInEmail,
 } satisfies Record<string, EmailTemplate<never>>;
 
 export type EmailTemplateName = keyof typeof EMAIL_TEMPLATES;

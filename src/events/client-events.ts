@@ -46,10 +46,57 @@ export type RealmUserSettingsDefaultsUpdateEvent = {
   value: unknown;
 };
 
+/** One of the user's own settings changed (do_change_user_setting); only to the user. */
+export type UserSettingsUpdateEvent = {
+  type: 'user_settings';
+  op: 'update';
+  property: string;
+  /** The setting's new value (a boolean, an integer or a string). */
+  value: boolean | number | string;
+  /** With `default_language`: the language's name. */
+  language_name?: string;
+};
+
+/** The legacy form of a display setting's change, for clients without user_settings_object. */
+export type UpdateDisplaySettingsEvent = {
+  type: 'update_display_settings';
+  /** The user's API email. */
+  user: string;
+  setting_name: string;
+  setting: boolean | number | string;
+  language_name?: string;
+};
+
+/** The legacy form of a notification setting's change, for clients without user_settings_object. */
+export type UpdateGlobalNotificationsEvent = {
+  type: 'update_global_notifications';
+  user: string;
+  notification_name: string;
+  setting: boolean | number | string;
+};
+
 /** The realm's custom profile fields, all of them (customProfileFieldDict in realm/). */
 export type CustomProfileFieldsEvent = {
   type: 'custom_profile_fields';
   fields: JsonObject[];
+};
+
+/** A custom emoji as the API shows it (emojiDict in realm-emoji/). */
+export type RealmEmojiDict = {
+  id: string;
+  name: string;
+  source_url: string;
+  /** For an animated emoji, the URL of a still image of its first frame; otherwise null. */
+  still_url: string | null;
+  deactivated: boolean;
+  author_id: number | null;
+};
+
+/** The realm's custom emoji changed: every emoji of the realm, deactivated ones included, by id. */
+export type RealmEmojiUpdateEvent = {
+  type: 'realm_emoji';
+  op: 'update';
+  realm_emoji: Record<string, RealmEmojiDict>;
 };
 
 // ---- users ------------------------------------------------------------------------------------
@@ -74,6 +121,7 @@ export type RealmUserPerson =
   | { user_id: number; role: number }
   | { user_id: number; delivery_email: string | null }
   | { user_id: number; new_email: string }
+  | { user_id: number; email: string; timezone: string }
   | { user_id: number; is_active: boolean }
   | { user_id: number; custom_profile_field: CustomProfileFieldValue }
   | {
@@ -114,25 +162,6 @@ export type NavigationViewRemoveEvent = {
   type: 'navigation_view';
   op: 'remove';
   fragment: string;
-};
-
-/** A personal setting changed (do_change_user_setting). */
-export type UserSettingsUpdateEvent = {
-  type: 'user_settings';
-  op: 'update';
-  property: string;
-  value: boolean | number | string;
-  /** Only with property `default_language`. */
-  language_name?: string;
-};
-
-/** The legacy form of a notification setting's change, for clients without user_settings_object. */
-export type UpdateGlobalNotificationsEvent = {
-  type: 'update_global_notifications';
-  /** The user's API email. */
-  user: string;
-  notification_name: string;
-  setting: boolean | number | string;
 };
 
 // ---- presence and status ----------------------------------------------------------------------
@@ -427,15 +456,17 @@ export type ClientEvent =
   | RealmUpdateEvent
   | RealmUpdateDictEvent
   | RealmUserSettingsDefaultsUpdateEvent
+  | UserSettingsUpdateEvent
+  | UpdateDisplaySettingsEvent
+  | UpdateGlobalNotificationsEvent
   | CustomProfileFieldsEvent
+  | RealmEmojiUpdateEvent
   | RealmUserAddEvent
   | RealmUserUpdateEvent
   | RealmBotUpdateEvent
   | NavigationViewAddEvent
   | NavigationViewUpdateEvent
   | NavigationViewRemoveEvent
-  | UserSettingsUpdateEvent
-  | UpdateGlobalNotificationsEvent
   | PresenceEvent
   | UserStatusEvent
   | UserGroupAddEvent

@@ -267,6 +267,43 @@ describe('emoji, emoticons, time and math', () => {
     );
   });
 
+  describe('custom (realm) emoji', () => {
+    const parrot = { id: '7', name: 'party_parrot', sourceUrl: '/user_avatars/2/emoji/images/0a1b2c3d.gif' };
+    const smile = { id: '8', name: 'smile', sourceUrl: '/user_avatars/2/emoji/images/4e5f6a7b.png' };
+    const img = (e: { name: string; sourceUrl: string }) =>
+      `<img alt=":${e.name}:" class="emoji" src="${e.sourceUrl}" title="${e.name.replace(/_/g, ' ')}">`;
+
+    it('renders as Zulip’s make_realm_emoji, title with spaces for underscores', () => {
+      expect(html('hi :party_parrot:!', { realmEmoji: [parrot] })).toBe(`<p>hi ${img(parrot)}!</p>`);
+    });
+
+    it('takes precedence over the Unicode emoji of the same name', () => {
+      expect(html(':smile:', { realmEmoji: [smile] })).toBe(`<p>${img(smile)}</p>`);
+      expect(html(':smile:', { realmEmoji: [] })).toContain('emoji-1f642');
+    });
+
+    it('is matched by exact name; emoji not given (deactivated, another realm’s) stay text', () => {
+      expect(html(':Party_Parrot: :party_parrot_: :no_such_emoji:', { realmEmoji: [parrot] })).toBe(
+        '<p>:Party_Parrot: :party_parrot_: :no_such_emoji:</p>',
+      );
+    });
+
+    it('is not rendered in code or link text, and is inside emphasis and quotes', () => {
+      expect(html('`:party_parrot:`', { realmEmoji: [parrot] })).toBe('<p><code>:party_parrot:</code></p>');
+      expect(html('[:party_parrot:](https://example.com)', { realmEmoji: [parrot] })).toBe(
+        '<p><a href="https://example.com">:party_parrot:</a></p>',
+      );
+      expect(html('*:party_parrot:*\n\n> :party_parrot:', { realmEmoji: [parrot] })).toBe(
+        `<p><em>${img(parrot)}</em></p>\n<blockquote>\n<p>${img(parrot)}</p>\n</blockquote>`,
+      );
+    });
+
+    it('renders many occurrences', () => {
+      const out = html(':party_parrot:'.repeat(1000), { realmEmoji: [parrot] });
+      expect(out.split('<img ').length - 1).toBe(1000);
+    });
+  });
+
   it('translates emoticons only when the sender enabled it', () => {
     expect(html(':D', { translateEmoticons: true })).toContain('emoji-1f600');
     expect(html(':D')).toBe('<p>:D</p>');

@@ -64,6 +64,9 @@ interface NarrowChannelRaw {
 /** ts_headline options: mark every match as Zulip's search highlight. */
 const HIGHLIGHT = `'HighlightAll=TRUE, StartSel="<span class=""highlight"">", StopSel=</span>'`;
 
+/** The topic as HTML text, as search results show it. */
+const ESCAPED_SUBJECT = `replace(replace(replace(m.subject, '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
+
 /**
  * SQL of GET /messages and of the other reads over a user's messages: the narrow query with
  * its anchor windows, the first unread message, and topic lists.
@@ -147,16 +150,23 @@ export class MessageFetchRepository {
    * The FROM/WHERE of a narrow query, with the message id and the viewer's flags as
    * `message_id` / `flags` (history rows without a UserMessage row read as read|historical).
    */
-  private baseSelect(q: FetchQuery, userId: number, realmId: number): { sql: string; idCol: string } {
+  private baseSelect(
+    q: FetchQuery,
+    userId: number,
+    realmId: number,
+    plainMatch = false,
+  ): { sql: string; idCol: string } {
     const user = q.params.add(userId);
     const match =
       q.search === null
-        ? ''
+        ? plainMatch
+          ? `, coalesce(m.rendered_content, '') AS match_content, ${ESCAPED_SUBJECT} AS match_subject`
+          : ''
         : (() => {
             const query = q.params.add(q.search);
             const tsq = `plainto_tsquery('pg_catalog.english', ${query}::text)`;
             return `, ts_headline('pg_catalog.english', coalesce(m.rendered_content, ''), ${tsq}, ${HIGHLIGHT}) AS match_content,
-                      ts_headline('pg_catalog.english', replace(replace(replace(m.subject, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), ${tsq}, ${HIGHLIGHT}) AS match_subject`;
+                      ts_headline('pg_catalog.english', ${ESCAPED_SUBJECT}, ${tsq}, ${HIGHLIGHT}) AS match_subject`;
           })();
     if (q.includeHistory) {
       const realm = q.params.add(realmId);
@@ -224,6 +234,24 @@ export class MessageFetchRepository {
     const { sql, idCol } = this.baseSelect(q, userId, realmId);
     const list = q.params.add(dbIds(ids));
     return await this.em.query<FetchedRow[]>(
+      `${sql} AND ${idCol} = ANY(${list}::int[]) ORDER BY ${idCol} ASC`,
+      q.params.values,
+    );
+  }
+
+  /**
+   * GET /messages/matches_narrow: which of `ids` match the narrow, with their match_content /
+   * match_subject (highlighted when the narrow searches, else the rendered content and topic).
+   */
+  async matchingRows(
+    q: FetchQuery,
+    userId: number,
+    realmId: number,
+    ids: number[],
+  ): Promise<Array<Required<FetchedRow>>> {
+    const { sql, idCol } = this.baseSelect(q, userId, realmId, true);
+    const list = q.params.add(dbIds(ids));
+    return await this.em.query<Array<Required<FetchedRow>>>(
       `${sql} AND ${idCol} = ANY(${list}::int[]) ORDER BY ${idCol} ASC`,
       q.params.values,
     );

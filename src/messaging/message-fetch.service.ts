@@ -115,8 +115,68 @@ export class MessageFetchService {
       return { messages: await this.formatRows(auth, rows, opts), history_limited: false };
     }
 
-    let anchor = parseAnchor(input.anchor, input.useFirstUnreadAnchor ?? false);
+    const anchor = parseAnchor(input.anchor, input.useFirstUnreadAnchor ?? false);
     const built = await this.buildQuery(auth, terms);
+    const window = await this.fetchWindow(auth, built, anchor, { numBefore, numAfter, includeAnchor });
+    return {
+      messages: await this.formatRows(auth, window.rows, opts),
+      anchor: window.anchor,
+      found_anchor: window.foundAnchor,
+      found_oldest: window.foundOldest,
+      found_newest: window.foundNewest,
+      history_limited: false,
+    };
+  }
+
+  /**
+   * The ids of a narrow's messages around an anchor, as GET /messages selects them (Zulip's
+   * fetch_messages), for POST /messages/flags/narrow. `anchor` null is the first unread message.
+   */
+  async narrowWindowIds(
+    auth: AuthContext,
+    narrow: unknown,
+    anchor: number | null,
+    range: { numBefore: number; numAfter: number; includeAnchor: boolean },
+  ): Promise<{ ids: number[]; foundOldest: boolean; foundNewest: boolean }> {
+    const built = await this.buildQuery(auth, parseNarrow(narrow ?? []));
+    // Only ids are needed: no search highlighting.
+    built.query.search = null;
+    const window = await this.fetchWindow(auth, built, anchor, range);
+    return {
+      ids: window.rows.map((r) => r.message_id),
+      foundOldest: window.foundOldest,
+      foundNewest: window.foundNewest,
+    };
+  }
+
+  /**
+   * GET /messages/matches_narrow (Zulip's messages_in_narrow_backend): which of the given
+   * messages the user received match the narrow, each with match_content / match_subject
+   * (search highlighting when the narrow searches). Other ids are left out silently.
+   */
+  async messagesMatchingNarrow(
+    auth: AuthContext,
+    messageIds: number[],
+    narrow: unknown,
+  ): Promise<{ messages: Record<string, { match_content: string; match_subject: string }> }> {
+    const built = await this.buildQuery(auth, parseNarrow(narrow), { receivedOnly: true });
+    const rows = await this.fetch.matchingRows(built.query, auth.user.id, auth.realm.id, messageIds);
+    const messages: Record<string, { match_content: string; match_subject: string }> = {};
+    for (const r of rows) {
+      messages[String(r.message_id)] = { match_content: r.match_content, match_subject: r.match_subject };
+    }
+    return { messages };
+  }
+
+  /** The rows of a narrow around an anchor and what they reached (Zulip's post_process_limited_query). */
+  private async fetchWindow(
+    auth: AuthContext,
+    built: BuiltQuery,
+    requestedAnchor: number | null,
+    range: { numBefore: number; numAfter: number; includeAnchor: boolean },
+  ): Promise<{ rows: FetchedRow[]; anchor: number; foundAnchor: boolean; foundOldest: boolean; foundNewest: boolean }> {
+    const { numBefore, numAfter, includeAnchor } = range;
+    let anchor = requestedAnchor;
     if (anchor === null) {
       const unread: FetchQuery = { ...built.query, params: built.query.params.clone() };
       const first = await this.fetch.firstUnreadId(
@@ -139,20 +199,18 @@ export class MessageFetchService {
       toRight,
     });
 
-    // Zulip's post_process_limited_query.
-    let beforeRows = toRight ? rows : rows.filter((r) => r.message_id < anchor);
-    const anchorRows = toRight ? [] : rows.filter((r) => r.message_id === anchor);
-    let afterRows = toRight ? [] : rows.filter((r) => r.message_id > anchor);
+    const at = anchor;
+    let beforeRows = toRight ? rows : rows.filter((r) => r.message_id < at);
+    const anchorRows = toRight ? [] : rows.filter((r) => r.message_id === at);
+    let afterRows = toRight ? [] : rows.filter((r) => r.message_id > at);
     if (numBefore) beforeRows = beforeRows.slice(-numBefore);
     if (after) afterRows = afterRows.slice(0, after);
-    const limited = [...beforeRows, ...anchorRows, ...afterRows];
     return {
-      messages: await this.formatRows(auth, limited, opts),
+      rows: [...beforeRows, ...anchorRows, ...afterRows],
       anchor,
-      found_anchor: anchorRows.length === 1,
-      found_oldest: toLeft || beforeRows.length < numBefore,
-      found_newest: toRight || afterRows.length < after,
-      history_limited: false,
+      foundAnchor: anchorRows.length === 1,
+      foundOldest: toLeft || beforeRows.length < numBefore,
+      foundNewest: toRight || afterRows.length < after,
     };
   }
 
@@ -166,6 +224,7 @@ export class MessageFetchService {
       allowEmptyTopicName: input.allowEmptyTopicName,
       realmStringId: auth.realm.stringId,
       realmHost: this.realms.realmHost(auth.realm),
+      editHistoryVisibility: auth.realm.messageEditHistoryVisibilityPolicy,
     };
   }
 
@@ -186,7 +245,11 @@ export class MessageFetchService {
   }
 
   /** Turns narrow terms into SQL conditions (Zulip's NarrowBuilder + ok_to_include_history). */
-  private async buildQuery(auth: AuthContext, terms: NarrowTerm[]): Promise<BuiltQuery> {
+  private async buildQuery(
+    auth: AuthContext,
+    terms: NarrowTerm[],
+    opts: { receivedOnly?: boolean } = {},
+  ): Promise<BuiltQuery> {
     const { user, realm } = auth;
     const params = new SqlParams();
     const conditions: string[] = [];
@@ -362,6 +425,7 @@ export class MessageFetchService {
     // Properties of UserMessage rows exist only for messages the user received.
     if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved' && t.operand !== 'followed'))
       includeHistory = false;
+    if (opts.receivedOnly) includeHistory = false;
     if (!includeHistory) {
       const excluded = await this.fetch.inaccessibleChannelRecipientIds(realm.id, user.id, isGuest(user));
       if (excluded.length > 0) conditions.push(`m.recipient_id <> ALL(${params.add(excluded)}::int[])`);

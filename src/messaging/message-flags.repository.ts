@@ -141,4 +141,19 @@ export class MessageFlagsRepository {
     );
     return rows.length > 0;
   }
+
+  /**
+   * Who has the message marked read (GET /messages/{id}/read_receipts): active users with
+   * send_read_receipts, except the sender, by id.
+   */
+  async readerIds(messageId: number, senderId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT um.user_profile_id AS id FROM user_message um JOIN user_profile u ON u.id = um.user_profile_id
+        WHERE um.message_id = $1 AND (um.flags & ${Flag.read}) <> 0 AND u.is_active AND u.send_read_receipts
+          AND um.user_profile_id <> $2
+        ORDER BY um.user_profile_id`,
+      [messageId, senderId],
+    );
+    return rows.map((r) => r.id);
+  }
 }

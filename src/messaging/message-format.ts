@@ -62,6 +62,8 @@ export interface FormatOptions {
   realmStringId: string;
   /** Host of dummy API emails (`user<id>@<host>`). */
   realmHost: string;
+  /** The realm's message_edit_history_visibility_policy (`all` when absent). */
+  editHistoryVisibility?: string;
 }
 
 /** The API email: the real address when everyone may see it, else `user<id>@<realm host>`. */
@@ -113,6 +115,7 @@ interface EditFields {
 export function formatEditHistory(
   history: Array<Record<string, unknown>> | null,
   allowEmptyTopicName: boolean,
+  visibility = 'all',
 ): EditFields {
   if (!history || history.length === 0) return {};
   let lastMoved = 0;
@@ -135,9 +138,29 @@ export function formatEditHistory(
     if ('prev_content' in entry) lastEdit = Math.max(lastEdit, ts);
     return item;
   });
-  const out: EditFields = { edit_history: items };
+  // The timestamps come from the whole history; the entries shown follow the realm's policy.
+  const out: EditFields = visibility === 'none' ? {} : { edit_history: visibleEditHistory(visibility, items) };
   if (lastMoved !== 0) out.last_moved_timestamp = lastMoved;
   if (lastEdit !== 0) out.last_edit_timestamp = lastEdit;
+  return out;
+}
+
+/**
+ * Zulip's visible_edit_history_for_message: with the `moves` policy, content edits are left out
+ * and an entry that both moved and edited keeps only the move. (`none` shows no history at all.)
+ */
+export function visibleEditHistory<T extends Record<string, unknown>>(visibility: string, entries: T[]): T[] {
+  if (visibility === 'all') return entries;
+  const out: T[] = [];
+  for (const entry of entries) {
+    if ('prev_content' in entry) {
+      if (!('prev_topic' in entry)) continue;
+      delete entry.prev_content;
+      delete entry.prev_rendered_content;
+      delete entry.content_html_diff;
+    }
+    out.push(entry);
+  }
   return out;
 }
 
@@ -201,7 +224,7 @@ export function messageDict(
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
   if (message.isChannelMessage && message.streamId !== null) dict.stream_id = message.streamId;
-  Object.assign(dict, formatEditHistory(message.editHistory, opts.allowEmptyTopicName));
+  Object.assign(dict, formatEditHistory(message.editHistory, opts.allowEmptyTopicName, opts.editHistoryVisibility));
   return dict;
 }
 

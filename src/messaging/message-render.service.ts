@@ -3,6 +3,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
 import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
+import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
 import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
 import { isGuest } from './message-access.policy';
 import { hasNul } from './message-text';
@@ -22,13 +23,14 @@ export interface RenderResult {
 
 /**
  * Renders message content for a sender: finds what the text refers to, loads those users,
- * groups and channels in at most three queries (none for plain text), then renders.
+ * groups, channels and custom emoji in at most four queries (none for plain text), then renders.
  */
 @Injectable()
 export class MessageRenderService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly realms: RealmService,
+    private readonly realmEmoji: RealmEmojiService,
   ) {}
 
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
@@ -42,12 +44,13 @@ export class MessageRenderService {
       isGuest(user),
       refs.channelNames.filter(noNul),
     );
+    const realmEmoji = await this.realmEmoji.forRendering(realm.id, refs.emojiNames);
     const rendered = renderMarkdown(content, {
       realmUrl: this.realms.realmUrl(realm),
       users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
       groups: groups.map((g) => ({ id: g.id, name: g.name, deactivated: g.deactivated })),
       channels,
-      realmEmoji: [],
+      realmEmoji,
       translateEmoticons: user.settings.translate_emoticons,
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
@@ -57,7 +60,7 @@ export class MessageRenderService {
 
   /**
    * Renders system bot messages: they may link any channel of the realm. One context serves
-   * every message of the batch (at most three queries whatever their number).
+   * every message of the batch (at most four queries whatever their number).
    */
   async renderAsSystem(
     realm: Realm,
@@ -68,6 +71,7 @@ export class MessageRenderService {
       ids: new Set<number>(),
       groups: new Set<string>(),
       channels: new Set<string>(),
+      emoji: new Set<string>(),
     };
     for (const content of contents) {
       const refs = collectReferences(content);
@@ -75,16 +79,18 @@ export class MessageRenderService {
       refs.userIds.forEach((n) => names.ids.add(n));
       refs.groupNames.filter(noNul).forEach((n) => names.groups.add(n));
       refs.channelNames.filter(noNul).forEach((n) => names.channels.add(n));
+      refs.emojiNames.forEach((n) => names.emoji.add(n));
     }
     const users = await this.messages.mentionCandidates(realm.id, [...names.users], [...names.ids]);
     const groups = await this.messages.mentionableGroups(realm.id, [...names.groups]);
     const channels = await this.messages.channelsByNames(realm.id, [...names.channels]);
+    const realmEmoji = await this.realmEmoji.forRendering(realm.id, [...names.emoji]);
     const context = {
       realmUrl: this.realms.realmUrl(realm),
       users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
       groups: groups.map((g) => ({ id: g.id, name: g.name, deactivated: g.deactivated })),
       channels,
-      realmEmoji: [],
+      realmEmoji,
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     };

@@ -85,6 +85,10 @@ export const MessageErrors = {
   flagNotEditable: (flag: string) => badRequest(`Flag not editable: '${flag}'`),
   invalidFlagOperation: (op: string) => badRequest(`Invalid message flag operation: '${op}'`),
 
+  // Read receipts and edit history
+  readReceiptsDisabled: () => badRequest('Read receipts are disabled in this organization.'),
+  editHistoryDisabled: () => badRequest('Message edit history is disabled in this organization'),
+
   // Reports
   invalidReportType: () => ParamErrors.notInList('report_type'),
   explanationRequired: () => badRequest('An explanation is required.'),

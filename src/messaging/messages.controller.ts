@@ -13,11 +13,14 @@ import {
   GetTopicsArgs,
   MarkStreamAsReadArgs,
   MarkTopicAsReadArgs,
+  MatchesNarrowArgs,
+  MessageHistoryArgs,
   RemoveReactionArgs,
   RenderMessageArgs,
   SendMessageArgs,
   TypingArgs,
   UpdateFlagsArgs,
+  UpdateFlagsForNarrowArgs,
 } from './dto/messages.dto';
 import { ReportMessageArgs, UpdateMessageArgs } from './dto/message-edit.dto';
 import { MessageDeleteService } from './message-delete.service';
@@ -30,6 +33,8 @@ import { MessageSendService } from './message-send.service';
 import { CONTENT_TRUNCATION_SUFFIX, truncateContent } from './message-text';
 import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
+import { ReadReceiptsService } from './read-receipts.service';
+import { MessageHistoryService } from './message-history.service';
 
 /** Sending, reading, rendering, flags, reactions and typing notifications. */
 @Controller('api/v1')
@@ -44,6 +49,8 @@ export class MessagesController {
     private readonly editor: MessageEditService,
     private readonly deleter: MessageDeleteService,
     private readonly reporter: MessageReportService,
+    private readonly receipts: ReadReceiptsService,
+    private readonly histories: MessageHistoryService,
   ) {}
 
   @Post('messages')
@@ -88,6 +95,42 @@ export class MessagesController {
   @Post('messages/flags')
   updateFlags(@CurrentUser() auth: AuthContext, @Args(UpdateFlagsArgs) args: UpdateFlagsArgs) {
     return this.flags.updateFlags(auth, args.messages, args.op, args.flag);
+  }
+
+  @Post('messages/flags/narrow')
+  updateFlagsForNarrow(
+    @CurrentUser() auth: AuthContext,
+    @Args(UpdateFlagsForNarrowArgs) args: UpdateFlagsForNarrowArgs,
+  ) {
+    return this.flags.updateFlagsForNarrow(auth, {
+      anchor: args.anchor,
+      includeAnchor: args.include_anchor,
+      numBefore: args.num_before,
+      numAfter: args.num_after,
+      narrow: args.narrow,
+      op: args.op,
+      flag: args.flag,
+    });
+  }
+
+  // Declared before messages/:message_id, which would otherwise take the path.
+  @Get('messages/matches_narrow')
+  matchesNarrow(@CurrentUser() auth: AuthContext, @Args(MatchesNarrowArgs) args: MatchesNarrowArgs) {
+    return this.fetcher.messagesMatchingNarrow(auth, args.msg_ids, args.narrow);
+  }
+
+  @Get('messages/:message_id/read_receipts')
+  readReceipts(@CurrentUser() auth: AuthContext, @Param('message_id', PathIntPipe) messageId: number) {
+    return this.receipts.readReceipts(auth, messageId);
+  }
+
+  @Get('messages/:message_id/history')
+  history(
+    @CurrentUser() auth: AuthContext,
+    @Param('message_id', PathIntPipe) messageId: number,
+    @Args(MessageHistoryArgs) args: MessageHistoryArgs,
+  ) {
+    return this.histories.history(auth, messageId, args.allow_empty_topic_name);
   }
 
   @Get('messages/:message_id')

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
+import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
 import { UsersModule } from '../users/users.module';
 import { ChannelMessagesHandler } from './channel-messages.handler';
 import { Clock } from './clock';
@@ -25,6 +26,8 @@ import { MessagingStateService } from './messaging-state.service';
 import { ReactionsRepository } from './reactions.repository';
 import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
+import { ReadReceiptsService } from './read-receipts.service';
+import { MessageHistoryService } from './message-history.service';
 
 /**
  * Messages, UserMessage rows and flags, reactions, rendering, typing notifications and message
@@ -32,7 +35,7 @@ import { TypingService } from './typing.service';
  * delete, report and upload features build on.
  */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule],
   providers: [
     MessagesRepository,
     MessageFetchRepository,
@@ -55,6 +58,8 @@ import { TypingService } from './typing.service';
     MessageDeletion,
     MessageDeleteService,
     MessageReportService,
+    ReadReceiptsService,
+    MessageHistoryService,
   ],
   controllers: [MessagesController],
   exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],

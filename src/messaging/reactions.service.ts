@@ -6,6 +6,7 @@ import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
+import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
 import { checkEmojiReaction, resolveEmojiName, ZULIP_EXTRA_EMOJI_TYPE_ALIAS } from '../markdown/emoji/emoji';
 import { DEFAULT_HISTORICAL_FLAGS } from './flags';
 import { AccessedMessage, MessageAccessService } from './message-access.service';
@@ -36,6 +37,7 @@ export class ReactionsService {
     private readonly flags: MessageFlagsRepository,
     private readonly realms: RealmService,
     private readonly events: EventsService,
+    private readonly realmEmoji: RealmEmojiService,
   ) {}
 
   async addReaction(
@@ -50,8 +52,10 @@ export class ReactionsService {
       const accessed = await this.access.accessMessage(auth, messageId, { lock: true, isModifying: true });
       let code = emojiCode;
       let type = reactionType === undefined ? undefined : normalizeReactionType(reactionType);
+      // The realm's emoji this request may name: active by name, any by code (one query).
+      const custom = await this.realmEmoji.forReaction(auth.realm.id, emojiName, emojiCode);
       if (code === undefined || type === undefined) {
-        const resolved = resolveEmojiName(emojiName, []);
+        const resolved = resolveEmojiName(emojiName, custom);
         if (!resolved) throw EmojiErrors.doesNotExist(emojiName);
         code = resolved.code;
         type = resolved.reactionType;
@@ -68,7 +72,7 @@ export class ReactionsService {
         // A vote for an existing reaction keeps that reaction's name.
         name = existing[0].emojiName;
       } else {
-        const error = checkEmojiReaction({ name, code, type }, []);
+        const error = checkEmojiReaction({ name, code, type }, custom);
         if (error) throw Errors.badRequest(error);
       }
       if (accessed.userMessageFlags === null) {
@@ -95,7 +99,10 @@ export class ReactionsService {
         if (emojiName === undefined) {
           throw ReactionErrors.nameOrCodeRequired();
         }
-        const resolved = resolveEmojiName(emojiName, []);
+        const resolved = resolveEmojiName(
+          emojiName,
+          await this.realmEmoji.forReaction(auth.realm.id, emojiName, undefined),
+        );
         if (!resolved) throw EmojiErrors.doesNotExist(emojiName);
         code = resolved.code;
       }

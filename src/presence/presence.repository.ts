@@ -187,6 +187,22 @@ export class PresenceRepository {
     return new Map(rows.map((r) => [r.user_profile_id, seconds(r.last_active_time)]));
   }
 
+  /** What presence events say about a user. */
+  async userInfo(
+    userId: number,
+  ): Promise<{ deliveryEmail: string; emailVisibility: number; dateJoined: number } | null> {
+    const rows = await this.em.query<
+      Array<{ delivery_email: string; email_address_visibility: number; date_joined: Date }>
+    >(`SELECT delivery_email, email_address_visibility, date_joined FROM user_profile WHERE id = $1`, [userId]);
+    if (rows.length === 0) return null;
+    const r = rows[0];
+    return {
+      deliveryEmail: r.delivery_email,
+      emailVisibility: r.email_address_visibility,
+      dateJoined: r.date_joined.getTime() / 1000,
+    };
+  }
+
   /** The realm's active users; with `limit`, at most that many (enough to know "more than"). */
   async activeUserIds(realmId: number, limit?: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(

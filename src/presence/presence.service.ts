@@ -4,7 +4,7 @@ import { onCommit } from '../database/transaction';
 import type { PresenceEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { PresenceEnabledChangedEvent } from '../users/users.domain-events';
+import { UserSettingsChangedEvent } from '../users/users.domain-events';
 import type { AuthContext } from '../common/auth/auth.types';
 import { UserErrors } from '../users/user.errors';
 import { UsersService } from '../users/users.service';
@@ -86,9 +86,11 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.bus.subscribeInTransaction(PresenceEnabledChangedEvent, (e) =>
-      this.presenceEnabledChanged(e.user, e.realm, e.enabled),
-    );
+    // Invisible mode (PATCH /settings, or `away` in POST /users/me/status).
+    this.bus.subscribeInTransaction(UserSettingsChangedEvent, async (e) => {
+      const change = e.changes.get('presence_enabled');
+      if (change) await this.presenceEnabledChanged(e.realmId, e.userId, change.new === true);
+    });
     this.timer = setInterval(() => void this.flush(), this.config.presenceFlushMs);
     this.timer.unref();
   }
@@ -206,21 +208,17 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
    * transaction: turning it off stores a presence old enough to read as offline (and idle);
    * turning it on stores "active now". Either way everyone is told at once.
    */
-  async presenceEnabledChanged(user: UserProfile, realm: Realm, enabled: boolean, now = Date.now()): Promise<void> {
+  async presenceEnabledChanged(realmId: number, userId: number, enabled: boolean, now = Date.now()): Promise<void> {
     const at = enabled ? now : now - (PresenceSettings.OFFLINE_THRESHOLD_SECS + 120) * 1000;
-    await this.repository.overwrite(realm.id, user.id, new Date(at), enabled);
-    this.pending.delete(user.id);
+    await this.repository.overwrite(realmId, userId, new Date(at), enabled);
+    this.pending.delete(userId);
     const times = { lastActive: enabled ? at / 1000 : null, lastConnected: at / 1000 };
-    this.known.set(user.id, times);
-    const ping = {
-      userId: user.id,
-      realmId: realm.id,
-      realmHost: this.realms.realmHost(realm),
-      deliveryEmail: user.deliveryEmail,
-      emailVisibility: user.settings.email_address_visibility,
-      dateJoined: user.dateJoined.getTime() / 1000,
-    };
-    await this.announce(realm.id, [{ ping, times }], true);
+    this.known.set(userId, times);
+    const info = await this.repository.userInfo(userId);
+    if (!info) return;
+    const realm = await this.realms.getRealm(realmId);
+    const ping = { userId, realmId, realmHost: this.realms.realmHost(realm), ...info };
+    await this.announce(realmId, [{ ping, times }], true);
   }
 
   /**

@@ -63,7 +63,7 @@ export class UserStatusService {
   ): Promise<void> {
     const { realm } = auth;
     await runInTransaction(this.dataSource, async () => {
-      if (change.away !== undefined) await this.userSettings.setPresenceEnabled(target, realm, !change.away);
+      if (change.away !== undefined) await this.userSettings.setPresenceEnabled(target, !change.away);
       await this.statuses.upsert(target.id, change, new Date());
       const event: UserStatusEvent = { type: 'user_status', user_id: target.id };
       if (change.away !== undefined) event.away = change.away;

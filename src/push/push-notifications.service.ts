@@ -12,7 +12,10 @@ import {
   PushRealm,
   PushRecipient,
   removeNotification,
+  testNotification,
 } from './push-payloads';
+import { PushErrors } from './push.errors';
+import type { PushDeviceToken } from './push-device.entity';
 import type { PushPayload, PushProvider, PushTarget } from './push-provider';
 import { PUSH_PROVIDERS } from './push-providers';
 import { JobOutcome, RetryQueue } from './push-queue';
@@ -35,7 +38,7 @@ export interface RemoveNotificationsInput {
 interface DeliveryJob {
   device: PushTarget;
   payload: PushPayload;
-  event: 'message' | 'remove';
+  event: 'message' | 'remove' | 'test';
 }
 
 export interface PushStats {
@@ -131,6 +134,27 @@ export class PushNotificationsService implements OnModuleDestroy {
     return this.scope.runInAsyncScope(() => this.queueRemoval(input));
   }
 
+  /**
+   * POST /mobile_push/test_notification (Zulip's send_test_push_notification_api): queues a `test`
+   * notification to the user's devices, or only to those registered with `token`. A token the user
+   * has not registered is refused whether or not a provider is configured; with no provider the
+   * request succeeds and nothing is sent, as Zulip without push configured. Resolves with how
+   * many notifications were queued.
+   */
+  async sendTest(realm: PushRealm, userId: number, token: string | undefined): Promise<number> {
+    const rows = (await this.devices.devicesOf([userId])).filter((row) => token === undefined || row.token === token);
+    if (token !== undefined && rows.length === 0) throw PushErrors.deviceNotRecognized();
+    if (!this.enabled) return 0;
+    const payload = testNotification(this.ctx, realm, userId, new Date());
+    return this.scope.runInAsyncScope(() => {
+      let queued = 0;
+      for (const device of this.targetsOf(rows).get(userId) ?? []) {
+        if (this.enqueue({ device, payload, event: 'test' })) queued++;
+      }
+      return queued;
+    });
+  }
+
   /** Resolves when every queued notification has been delivered or given up (tests, shutdown). */
   whenIdle(): Promise<void> {
     return this.queue.whenIdle();
@@ -194,7 +218,11 @@ export class PushNotificationsService implements OnModuleDestroy {
    * app id (the topic); a token registered twice (in different case) is sent to once, as Zulip.
    */
   private async loadDevices(userIds: number[]): Promise<Map<number, PushTarget[]>> {
-    const rows = await this.devices.devicesOf([...new Set(userIds)]);
+    return this.targetsOf(await this.devices.devicesOf([...new Set(userIds)]));
+  }
+
+  /** The rows a configured provider can send to, by user (see loadDevices). */
+  private targetsOf(rows: readonly PushDeviceToken[]): Map<number, PushTarget[]> {
     const byUser = new Map<number, PushTarget[]>();
     const seen = new Set<string>();
     for (const row of rows) {

@@ -286,3 +286,28 @@ export function removeNotification(
     },
   };
 }
+
+/**
+ * A `test` notification (send_test_push_notification_directly_to_devices): the base payload with
+ * `event: "test"`; on APNs a visible alert naming the realm, on FCM the send time.
+ */
+export function testNotification(ctx: PayloadContext, realm: PushRealm, userId: number, now: Date): PushPayload {
+  const base = { ...basePayload(ctx, realm, userId), event: 'test' };
+  return {
+    apns: {
+      body: {
+        aps: {
+          alert: {
+            title: 'Test notification',
+            body: `This is a test notification from ${realm.name} (${realm.url}).`,
+          },
+          sound: 'default',
+        },
+        zulip: base,
+      },
+      priority: 10,
+      timeToLiveSeconds: APNS_TIME_TO_LIVE_SECONDS,
+    },
+    fcm: { data: fcmData({ ...base, time: Math.floor(now.getTime() / 1000) }), priority: 'high' },
+  };
+}

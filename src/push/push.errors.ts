@@ -1,4 +1,4 @@
-import { badRequest } from '../common/errors/zulip-error';
+import { badRequest, ZulipError } from '../common/errors/zulip-error';
 
 /** Errors about push-notification device tokens. */
 export const PushErrors = {
@@ -6,4 +6,6 @@ export const PushErrors = {
   invalidApnsToken: () => badRequest('Invalid APNS token'),
   invalidFcmToken: () => badRequest('Invalid FCM token'),
   tokenDoesNotExist: () => badRequest('Token does not exist'),
+  /** POST /mobile_push/test_notification with a token the caller has not registered (InvalidPushDeviceTokenError). */
+  deviceNotRecognized: () => new ZulipError('Device not recognized', 'INVALID_PUSH_DEVICE_TOKEN', 400),
 };

@@ -6,7 +6,7 @@ import { RealmModule } from '../realm/realm.module';
 import { MessagePushHandler } from './message-push.handler';
 import { PushRecipientsRepository } from './push-recipients.repository';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
-import { PushController } from './push.controller';
+import { PushController, PushTestController } from './push.controller';
 import { PushMetrics } from './push.metrics';
 import { PushDevicesRepository } from './push-devices.repository';
 import { PushDevicesService } from './push-devices.service';
@@ -25,7 +25,7 @@ import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
     PushNotificationsService,
     PushMetrics,
   ],
-  controllers: [PushController],
+  controllers: [PushController, PushTestController],
   exports: [PushDevicesService, PushNotificationsService],
 })
 export class PushModule {}

@@ -15,6 +15,7 @@ import { GroupSettingChange, GroupSettingsService } from '../users/group-setting
 import { UpdateRealmArgs } from './dto/update-realm.dto';
 import { RealmAdminRepository } from './realm-admin.repository';
 import {
+  EDIT_HISTORY_VISIBILITY_POLICIES,
   OWNER_ONLY_GROUP_SETTINGS,
   parseTimeLimit,
   REALM_TOPICS_POLICIES,
@@ -28,6 +29,7 @@ import { ChannelErrors } from '../channels/channel.errors';
 const PROPERTY: Record<string, keyof Realm> = {
   allow_message_editing: 'allowMessageEditing',
   description: 'description',
+  message_edit_history_visibility_policy: 'messageEditHistoryVisibilityPolicy',
   message_content_delete_limit_seconds: 'messageContentDeleteLimitSeconds',
   message_content_edit_limit_seconds: 'messageContentEditLimitSeconds',
   move_messages_between_streams_limit_seconds: 'moveMessagesBetweenStreamsLimitSeconds',
@@ -95,6 +97,7 @@ export class RealmAdminService {
       const scalar: Array<[string, RealmValue | undefined]> = [
         ['allow_message_editing', args.allow_message_editing],
         ['description', description],
+        ['message_edit_history_visibility_policy', args.message_edit_history_visibility_policy],
         ...TIME_LIMIT_SETTINGS.map((n): [string, RealmValue | undefined] => [n, limits.get(n) ?? undefined]),
         ['name', args.name],
         ['topics_policy', args.topics_policy],
@@ -108,6 +111,8 @@ export class RealmAdminService {
             mandatory_topics: value === 'disable_empty_topic',
           });
           set(name, value, event, REALM_TOPICS_POLICIES[value as string]);
+        } else if (name === 'message_edit_history_visibility_policy') {
+          set(name, value, realmUpdateEvent(name, value), EDIT_HISTORY_VISIBILITY_POLICIES[value as string]);
         } else {
           set(name, value, propertyEvent(name, value), typeof value === 'string' ? 'updated' : value);
         }

@@ -40,3 +40,10 @@ export const REALM_TOPICS_POLICIES: Record<string, number> = {
   allow_empty_topic: 2,
   disable_empty_topic: 3,
 };
+
+/** Realm message_edit_history_visibility_policy values (MessageEditHistoryVisibilityPolicyEnum) and their codes. */
+export const EDIT_HISTORY_VISIBILITY_POLICIES: Record<string, number> = {
+  all: 1,
+  moves: 2,
+  none: 3,
+};

@@ -60,6 +60,10 @@ export class Realm {
   @Column({ name: 'topics_policy', type: 'varchar', length: 32, default: 'allow_empty_topic' })
   topicsPolicy: string;
 
+  /** Who sees message edit history: `all`, `moves` (moves only) or `none`. */
+  @Column({ name: 'message_edit_history_visibility_policy', type: 'varchar', length: 8, default: 'all' })
+  messageEditHistoryVisibilityPolicy: string;
+
   @Column({ name: 'waiting_period_threshold', type: 'integer', default: 0 })
   waitingPeriodThreshold: number;
 

@@ -44,7 +44,8 @@ function int32(name: string): PropertyDecorator {
   });
 }
 
-function decoratorsFor(name: string, def: SettingDef): PropertyDecorator[] {
+/** The parameter decorators of one setting (type, allowed values), shared by PATCH /settings. */
+export function decoratorsFor(name: string, def: SettingDef): PropertyDecorator[] {
   const notInList = ParamErrors.notInList(name).message;
   switch (def.kind) {
     case 'bool':

@@ -4,12 +4,13 @@ import { EventsModule } from '../events/events.module';
 import { MessagingModule } from '../messaging/messaging.module';
 import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
+import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, PresenceModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, RealmEmojiModule, PresenceModule],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { serverEmojiDataPath } from '../markdown/emoji/server-emoji-data';
 import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig, pushNotificationsConfigured } from '../common/config/config';
 import { Limits } from '../common/limits';
@@ -8,6 +9,7 @@ import { MessagingStateService } from '../messaging/messaging-state.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
+import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
 import { CUSTOM_PROFILE_FIELD_TYPES, defaultExternalAccountsForApi } from '../realm/custom-profile-fields.policy';
 import { CustomProfileFieldsService } from '../realm/custom-profile-fields.service';
 import { renderRealmDescription } from '../realm/realm-description';
@@ -71,6 +73,7 @@ export class RegisterService {
     private readonly navigationViews: NavigationViewsService,
     private readonly presence: PresenceService,
     private readonly userStatus: UserStatusService,
+    private readonly realmEmoji: RealmEmojiService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -122,6 +125,7 @@ export class RegisterService {
       state.custom_profile_fields = await this.customProfileFields.listForApi(realm.id);
       state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
     }
+    if (want('realm_emoji')) state.realm_emoji = await this.realmEmoji.list(realm.id);
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
     Object.assign(state, this.unbackedState(want));
@@ -220,7 +224,7 @@ export class RegisterService {
 
   /**
    * Sections for Zulip features this server does not have (alert words, muted users,
-   * custom emoji, linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
+   * linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
    * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
@@ -234,7 +238,6 @@ export class RegisterService {
     if (want('reminders')) state.reminders = [];
     if (want('muted_users')) state.muted_users = [];
     if (want('realm_domains')) state.realm_domains = [];
-    if (want('realm_emoji')) state.realm_emoji = {};
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
     // realm_filters is always empty in Zulip (the legacy format cannot express templates).
     if (want('realm_linkifiers')) state.realm_linkifiers = [];
@@ -292,7 +295,8 @@ export class RegisterService {
       server_name_changes_disabled: false,
       server_needs_upgrade: false,
       server_web_public_streams_enabled: true,
-      server_emoji_data_url: '/static/generated/emoji/emoji_api.json',
+      // Absolute and content-hashed, as Zulip's production server answers (served by src/static).
+      server_emoji_data_url: `${this.realms.realmUrl(realm)}${serverEmojiDataPath()}`,
       // Zulip's default JITSI_SERVER_URL: the realm offers Jitsi Meet calls.
       server_jitsi_server_url: 'https://meet.jit.si',
       server_can_summarize_topics: false,
@@ -359,8 +363,8 @@ export class RegisterService {
       realm_enable_guest_user_dm_warning: true,
       realm_giphy_rating: 2,
       realm_welcome_message_custom_text: '',
-      realm_message_edit_history_visibility_policy: 'all',
-      realm_allow_edit_history: true,
+      realm_message_edit_history_visibility_policy: realm.messageEditHistoryVisibilityPolicy,
+      realm_allow_edit_history: realm.messageEditHistoryVisibilityPolicy !== 'none',
       realm_available_video_chat_providers: {
         disabled: { name: 'None', id: 0 },
         jitsi_meet: { name: 'Jitsi Meet', id: 1 },

@@ -155,6 +155,14 @@ export class UserAdminService {
     if (existing && existing.id !== target.id) {
       throw UserErrors.newEmailInUse();
     }
+    await this.changeDeliveryEmail(realm, target, newEmail);
+  }
+
+  /**
+   * do_change_user_delivery_email (checks done by the caller): the row, `delivery_email` to those
+   * who may see it, the gravatar URL and, when the address is public, the API email, to everyone.
+   */
+  async changeDeliveryEmail(realm: Realm, target: UserProfile, newEmail: string): Promise<void> {
     await this.repository.update(target.id, { deliveryEmail: newEmail });
     const users = await this.repository.activeUsersInRealm(realm.id);
     const visibility = target.settings.email_address_visibility;

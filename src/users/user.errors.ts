@@ -33,6 +33,16 @@ export const UserErrors = {
   invalidNameFormat: () => badRequest('Invalid format!'),
 };
 
+/** Errors of PATCH /settings (a user's own account and preferences). */
+export const SettingsErrors = {
+  invalidDefaultLanguage: () => badRequest('Invalid default_language'),
+  unrecognizedTimezone: (param: string) => badRequest(`${param} is not a recognized time zone`),
+  wrongPassword: () => badRequest('Wrong password!'),
+  newPasswordTooWeak: () => badRequest('New password is too weak!'),
+  emailChangesDisabled: () => badRequest('Email address changes are disabled in this organization.'),
+  invalidAddress: () => badRequest('Invalid address.'),
+};
+
 /** Errors about user groups and their memberships. */
 export const UserGroupErrors = {
   invalidGroup: () => badRequest('Invalid user group'),

@@ -1,6 +1,3 @@
-import type { Realm } from '../realm/realm.entity';
-import type { UserProfile } from './user.entity';
-
 /**
  * What the users module publishes on the domain-event bus (events/domain-event-bus.ts) for the
  * modules above it. Subscribers name the class: search for it to find every listener.
@@ -19,15 +16,15 @@ export class UserReactivatedEvent {
 }
 
 /**
- * A user's presence_enabled setting (invisible mode, or the deprecated `away` status) was set.
- * Published inside the change's transaction; presence stores the matching presence (offline
- * when turned off, active when on) and tells everyone (an in-transaction subscriber, as Zulip's
- * do_change_user_setting calls do_update_user_presence).
+ * A user changed some of their own settings through PATCH /settings (do_change_user_setting).
+ * Published inside the change's transaction after the rows and events of the change: presence
+ * answers `presence_enabled` (invisible mode) with a presence update, as Zulip does.
  */
-export class PresenceEnabledChangedEvent {
+export class UserSettingsChangedEvent {
   constructor(
-    readonly user: UserProfile,
-    readonly realm: Realm,
-    readonly enabled: boolean,
+    readonly realmId: number,
+    readonly userId: number,
+    /** Each changed setting's old and new value. */
+    readonly changes: ReadonlyMap<string, { old: unknown; new: unknown }>,
   ) {}
 }

@@ -1,3 +1,8 @@
+import { EmailModule } from '../email/email.module';
+import { EmailChangeController } from './email-change.controller';
+import { EmailChangeService } from './email-change.service';
+import { SettingsController } from './settings.controller';
+import { UserSettingsService } from './user-settings.service';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
@@ -19,11 +24,12 @@ import { UserGroupsService } from './user-groups.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
-import { UserSettingsService } from './user-settings.service';
 
 @Module({
-  imports: [RealmModule, EventsModule],
+  imports: [RealmModule, EventsModule, EmailModule],
   providers: [
+    UserSettingsService,
+    EmailChangeService,
     UsersRepository,
     GroupMembershipRepository,
     ProfileValuesRepository,
@@ -37,10 +43,16 @@ import { UserSettingsService } from './user-settings.service';
     UsersService,
     UserAdminService,
     NavigationViewsService,
-    UserSettingsService,
     CanCreateGroupsGuard,
   ],
-  controllers: [UsersController, DevAuthController, UserGroupsController, NavigationViewsController],
+  controllers: [
+    UsersController,
+    DevAuthController,
+    UserGroupsController,
+    NavigationViewsController,
+    SettingsController,
+    EmailChangeController,
+  ],
   exports: [
     AuthService,
     UsersService,

@@ -655,6 +655,9 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       }
       return;
     }
+    case 'realm_emoji':
+      state.realm_emoji = event.realm_emoji;
+      return;
     case 'realm_user_settings_defaults':
       if (event.op !== 'update') throw new Error(`unexpected realm_user_settings_defaults op ${String(event.op)}`);
       state.realm_user_settings_defaults[event.property] = event.value;
@@ -663,12 +666,16 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       return;
     case 'user_status':
       return applyUserStatus(state, event);
-    case 'update_global_notifications':
-      state[event.notification_name] = event.setting;
-      return;
     case 'user_settings':
       if (event.property in state) state[event.property] = event.value;
       state.user_settings[event.property] = event.value;
+      return;
+    // The legacy forms (clients without user_settings_object): top-level keys, as Zulip's apply_event.
+    case 'update_display_settings':
+      state[event.setting_name as string] = event.setting;
+      return;
+    case 'update_global_notifications':
+      state[event.notification_name as string] = event.setting;
       return;
     case 'navigation_view': {
       const views = state.navigation_views as Json[];

@@ -108,7 +108,8 @@ function schemaType(schema: Json): string | undefined {
 /** The route's parameters from Zulip's document (none for undocumented routes). */
 export function modelRoute(route: ServedRoute): RouteModel {
   // Not Zulip API answers: files, the probes, the metrics page and the served API document.
-  const raw = /^\/(user_uploads|health|metrics)\b/.test(route.path) || route.path === '/api/v1/openapi.json';
+  const raw =
+    /^\/(user_uploads|health|metrics|static|accounts)\b/.test(route.path) || route.path === '/api/v1/openapi.json';
   const segments: PathSegment[] = route.path
     .split('/')
     .slice(1)

@@ -37,6 +37,8 @@ export interface AppConfig {
   maxBodyBytes: number;
   /** Largest uploaded file (POST /user_uploads), MiB; POST /register's max_file_upload_size_mib. */
   maxFileUploadSizeMib: number;
+  /** Largest custom emoji image (POST /realm/emoji/{name}), MiB; Zulip's MAX_EMOJI_FILE_SIZE_MIB. */
+  maxEmojiFileSizeMib: number;
   /** Where uploaded files live: `<uploadsDir>/<realm_id>/<random>/<name>`. */
   uploadsDir: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
@@ -422,6 +424,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     presenceFlushMs: intVar(env, 'PRESENCE_FLUSH_MS', 1000, 10, 3_600_000),
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
     maxFileUploadSizeMib: intVar(env, 'MAX_FILE_UPLOAD_SIZE_MIB', 25, 0, 10_240),
+    maxEmojiFileSizeMib: intVar(env, 'MAX_EMOJI_FILE_SIZE_MIB', 5, 0, 100),
     uploadsDir: resolve(env.UPLOADS_DIR?.trim() || join(dataDir, 'uploads')),
     logLevel: logLevel as AppConfig['logLevel'],
     seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', mode === 'development'),

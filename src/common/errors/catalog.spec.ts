@@ -105,6 +105,8 @@ describe('error catalog', () => {
       .sort((a, b) => a[0].localeCompare(b[0]));
     // Zulip answers these texts with two codes, statuses or field shapes depending on the endpoint.
     expect(shared).toEqual([
+      // 400 for reactions, 404 for DELETE /realm/emoji/{name}.
+      ['EmojiErrors.doesNotExist', 'EmojiErrors.customEmojiNotFound'],
       ['Errors.apiKeyRealmDeactivated', 'Errors.realmDeactivated'],
       ['Errors.apiKeyUserDeactivated', 'Errors.userDeactivated'],
       ['Errors.invalidSubdomain', 'Errors.invalidSubdomainBadRequest'],

@@ -25,8 +25,10 @@ export type ErrorCode =
   | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'NOT_FOUND'
   | 'BAD_NARROW'
+  | 'BAD_IMAGE'
   | 'RATE_LIMIT_HIT'
   | 'INVALID_API_KEY'
+  | 'INVALID_PUSH_DEVICE_TOKEN'
   | 'INTERNAL_SERVER_ERROR';
 
 /** An error with Zulip's envelope: `{result:"error", msg, code, ...data}` and an HTTP status. */

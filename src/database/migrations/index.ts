@@ -3,6 +3,9 @@ import { UsersGroupsProfileFields1795273944794 } from './1795273944794-UsersGrou
 import { PushDeviceTokens1795273949745 } from './1795273949745-PushDeviceTokens';
 import { Channels1795274009109 } from './1795274009109-Channels';
 import { Messaging1795274250846 } from './1795274250846-Messaging';
+import { MessageEditHistoryVisibility1795291012000 } from './1795291012000-MessageEditHistoryVisibility';
+import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
+import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { Presence1795644993558 } from './1795644993558-Presence';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
@@ -12,5 +15,8 @@ export const MIGRATIONS = [
   PushDeviceTokens1795273949745,
   Channels1795274009109,
   Messaging1795274250846,
+  MessageEditHistoryVisibility1795291012000,
+  RealmEmoji1795645131611,
+  EmailChangeStatus1795647332460,
   Presence1795644993558,
 ];

@@ -1,4 +1,4 @@
-import { IsArray, IsBoolean, IsIn, IsInt, IsString, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsString, Min, ValidateIf } from 'class-validator';
 import { Arg, OptionalArg } from '../../common/http/params';
 
 /** POST /messages, in Zulip's parameter order. */
@@ -111,6 +111,60 @@ export class UpdateFlagsArgs {
   @Arg()
   @IsString()
   flag: string;
+}
+
+/** POST /messages/flags/narrow, in Zulip's (alphabetical) parameter order. */
+export class UpdateFlagsForNarrowArgs {
+  @Arg({ json: false })
+  @IsString()
+  anchor: string;
+
+  @Arg()
+  @IsString()
+  flag: string;
+
+  @OptionalArg({ default: true })
+  @IsBoolean()
+  include_anchor: boolean;
+
+  /** Required, but may be null (no narrow). */
+  @Arg()
+  @ValidateIf((o: UpdateFlagsForNarrowArgs) => o.narrow !== null)
+  @IsArray()
+  narrow: unknown[] | null;
+
+  @Arg()
+  @IsInt()
+  @Min(0)
+  num_after: number;
+
+  @Arg()
+  @IsInt()
+  @Min(0)
+  num_before: number;
+
+  @Arg()
+  @IsString()
+  op: string;
+}
+
+/** GET /messages/matches_narrow. */
+export class MatchesNarrowArgs {
+  @Arg()
+  @IsArray()
+  @IsInt({ each: true })
+  msg_ids: number[];
+
+  @Arg()
+  @IsArray()
+  narrow: unknown[];
+}
+
+/** GET /messages/{message_id}/history. */
+export class MessageHistoryArgs {
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  allow_empty_topic_name: boolean;
 }
 
 export class MarkStreamAsReadArgs {

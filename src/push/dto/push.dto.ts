@@ -1,5 +1,5 @@
 import { IsString, Matches, MaxLength } from 'class-validator';
-import { Arg } from '../../common/http/params';
+import { Arg, OptionalArg } from '../../common/http/params';
 
 export class AddApnsTokenArgs {
   @Arg()
@@ -17,4 +17,11 @@ export class TokenArgs {
   @Arg()
   @IsString()
   token: string;
+}
+
+export class TestNotificationArgs {
+  /** Only the devices registered with this token (Zulip: the app passes its own). */
+  @OptionalArg()
+  @IsString()
+  token?: string;
 }

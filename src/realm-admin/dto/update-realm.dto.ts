@@ -2,7 +2,12 @@ import { IsBoolean, IsInt, IsString, MaxLength, ValidateBy } from 'class-validat
 import { OptionalArg } from '../../common/http/params';
 import { REALM_GROUP_SETTING_NAMES, RealmGroupSettingName } from '../../realm/system-groups';
 import { IsGroupSettingChange } from '../../users/dto/group-setting.validators';
-import { REALM_TOPICS_POLICIES, TIME_LIMIT_SETTINGS, TimeLimitSetting } from '../realm-settings.policy';
+import {
+  EDIT_HISTORY_VISIBILITY_POLICIES,
+  REALM_TOPICS_POLICIES,
+  TIME_LIMIT_SETTINGS,
+  TimeLimitSetting,
+} from '../realm-settings.policy';
 import { ParamErrors } from '../../common/errors/param.errors';
 
 /** An integer or a string (the time limits: seconds, or "unlimited"). */
@@ -26,10 +31,21 @@ function IsTopicsPolicy(): PropertyDecorator {
   });
 }
 
+function IsEditHistoryVisibilityPolicy(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isEditHistoryVisibilityPolicy',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && value in EDIT_HISTORY_VISIBILITY_POLICIES,
+      defaultMessage: () => ParamErrors.invalid('message_edit_history_visibility_policy').message,
+    },
+  });
+}
+
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface UpdateRealmArgs extends Partial<Record<RealmGroupSettingName, unknown>> {
   allow_message_editing?: boolean;
   description?: string;
+  message_edit_history_visibility_policy?: string;
   moderation_request_channel_id?: number;
   name?: string;
   topics_policy?: string;
@@ -46,6 +62,7 @@ export class UpdateRealmArgs {}
 const decorators: Record<string, PropertyDecorator[]> = {
   allow_message_editing: [OptionalArg({ json: true }), IsBoolean()],
   description: [OptionalArg({ json: false }), IsString(), MaxLength(1000)],
+  message_edit_history_visibility_policy: [OptionalArg({ json: false }), IsString(), IsEditHistoryVisibilityPolicy()],
   moderation_request_channel_id: [OptionalArg({ json: true }), IsInt()],
   name: [OptionalArg({ json: false }), IsString(), MaxLength(40)],
   topics_policy: [OptionalArg({ json: false }), IsString(), IsTopicsPolicy()],

@@ -73,6 +73,27 @@ describe('message access security: more endpoints, other realms, former subscrib
     record('DELETE reaction', await send(c, 'delete', `/messages/${id}/reactions`, { emoji_name: 'octopus' }));
     record('flags starred', await send(c, 'post', '/messages/flags', { messages: [id], op: 'add', flag: 'starred' }));
     record('report', await send(c, 'post', `/messages/${id}/report`, { report_type: 'spam' }));
+    record('read receipts', await send(c, 'get', `/messages/${id}/read_receipts`));
+    record('history', await send(c, 'get', `/messages/${id}/history`));
+    const matched = await send(c, 'get', '/messages/matches_narrow', { msg_ids: [id], narrow: [] });
+    out.push({
+      what: 'matches_narrow',
+      status: matched.status,
+      body: Object.keys((matched.body as { messages?: object }).messages ?? matched.body),
+    });
+    const byNarrow = await send(c, 'post', '/messages/flags/narrow', {
+      anchor: id,
+      num_before: 0,
+      num_after: 0,
+      narrow: [{ operator: 'id', operand: id }],
+      op: 'add',
+      flag: 'starred',
+    });
+    out.push({
+      what: 'flags/narrow',
+      status: byNarrow.status,
+      body: (byNarrow.body as { processed_count?: number }).processed_count ?? byNarrow.body,
+    });
     return out;
   }
 
@@ -107,7 +128,8 @@ describe('message access security: more endpoints, other realms, former subscrib
       body: { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' },
     });
     expectMatchesOpenApi('get', `/messages/${id}`, 400, seen[0].body);
-    for (const r of seen.filter((x) => x.what !== 'GET /messages message_ids')) {
+    const answersOk = ['GET /messages message_ids', 'matches_narrow', 'flags/narrow'];
+    for (const r of seen.filter((x) => !answersOk.includes(x.what))) {
       // Lear has no moderation request channel: Zulip refuses reports before looking at the message.
       const msg =
         r.what === 'report' && c.realm
@@ -116,6 +138,8 @@ describe('message access security: more endpoints, other realms, former subscrib
       expect([r.what, r.status, r.body]).toEqual([r.what, 400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
     }
     expect(seen[1]).toEqual({ what: 'GET /messages message_ids', status: 200, body: [] });
+    expect(seen.find((x) => x.what === 'matches_narrow')).toEqual({ what: 'matches_narrow', status: 200, body: [] });
+    expect(seen.find((x) => x.what === 'flags/narrow')).toEqual({ what: 'flags/narrow', status: 200, body: 0 });
     // The file the message links: the same 404 as a file that does not exist.
     const file = await fetchUpload(c, upload.url);
     const noFile = await fetchUpload(c, upload.missingUrl);

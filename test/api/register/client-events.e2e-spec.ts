@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { type ClientEventKey, clientEventKey } from '../../../src/events/client-events';
 import { EventsService } from '../../../src/events/events.service';
 import { PresenceService } from '../../../src/presence/presence.service';
+import { animatedImage } from '../../helpers/images';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
@@ -96,8 +97,34 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     'realm_user_settings_defaults/update': {
       action: () => ok(t, 'patch', '/realm/user_settings_defaults', IAGO, { enter_sends: false }),
     },
+    // ---- a user's own settings (PATCH /settings); the legacy forms reach the legacy queue only
+    'user_settings/update': {
+      action: () => ok(t, 'patch', '/settings', HAMLET, { web_font_size_px: 15, default_language: 'de' }),
+    },
+    update_display_settings: {
+      action: () =>
+        ok(t, 'patch', '/settings', HAMLET, {
+          twenty_four_hour_time: true,
+          default_language: 'fr',
+          timezone: 'Asia/Kolkata',
+        }),
+    },
+    update_global_notifications: {
+      action: () => ok(t, 'patch', '/settings', HAMLET, { enable_sounds: false, notification_sound: 'ding' }),
+    },
     custom_profile_fields: {
       action: () => ok(t, 'post', '/realm/profile_fields', IAGO, { name: 'Pet', field_type: 1, hint: 'A pet' }),
+    },
+    'realm_emoji/update': {
+      action: async () => {
+        const res = await t
+          .http()
+          .post('/api/v1/realm/emoji/event_emoji')
+          .auth(...(await t.auth(IAGO)))
+          .attach('f', await animatedImage('gif'), 'event.gif');
+        if (res.status !== 200) throw new Error(`emoji upload: ${res.status} ${JSON.stringify(res.body)}`);
+        await ok(t, 'delete', '/realm/emoji/event_emoji', IAGO);
+      },
     },
     // ---- users
     'realm_user/add': {
@@ -295,10 +322,6 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     },
     'attachment/remove': { action: () => ok(t, 'delete', `/attachments/${made.attachment}`, HAMLET) },
     // ---- settings, presence and status
-    'user_settings/update': { action: () => ok(t, 'post', '/users/me/status', HAMLET, { away: true }) },
-    update_global_notifications: {
-      action: () => ok(t, 'post', '/users/me/status', HAMLET, { away: false }),
-    },
     presence: {
       action: async () => {
         // Othello's first ping creates his presence: everyone hears at once (after the batch).

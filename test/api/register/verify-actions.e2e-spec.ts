@@ -11,6 +11,7 @@
 import { AuthService } from '../../../src/users/auth.service';
 import { PresenceService } from '../../../src/presence/presence.service';
 import { applyEvents, ApplyContext, keysRecomputedByServer, normalizeState, State } from '../../helpers/apply-events';
+import { animatedImage, stillImage } from '../../helpers/images';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
   channelId,
@@ -196,6 +197,14 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => patchRealm({ allow_message_editing: true }));
     });
 
+    it('realm update (message edit history visibility, with realm_allow_edit_history)', async () => {
+      await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'none' }), {
+        expectTypes: ['realm'],
+      });
+      await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'moves' }));
+      await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'all' }));
+    });
+
     it('realm update_dict of group settings (channel creation, wildcard mentions, invitations)', async () => {
       const admins = await groupId(t, 'role:administrators');
       const members = await groupId(t, 'role:members');
@@ -238,6 +247,43 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         () => ok(t, 'patch', '/realm/user_settings_defaults', IAGO, { enter_sends: false, web_font_size_px: 14 }),
         { expectTypes: ['realm_user_settings_defaults'] },
       );
+    });
+  });
+
+  describe('own settings (PATCH /settings)', () => {
+    it('user_settings update, and the legacy forms for the legacy client', async () => {
+      await verify(
+        HAMLET,
+        () =>
+          ok(t, 'patch', '/settings', HAMLET, {
+            enter_sends: true,
+            default_language: 'de',
+            enable_sounds: false,
+            web_font_size_px: 15,
+            emojiset: 'twitter',
+          }),
+        { expectTypes: ['user_settings'] },
+      );
+    });
+
+    it('time zone (realm_user update to everyone) and full name', async () => {
+      await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { timezone: 'Europe/Berlin' }), {
+        expectTypes: ['user_settings', 'realm_user'],
+      });
+      await verify(OTHELLO, () => ok(t, 'patch', '/settings', HAMLET, { timezone: 'America/New_York' }), {
+        expectTypes: ['realm_user'],
+      });
+      await verify(OTHELLO, () => ok(t, 'patch', '/settings', HAMLET, { full_name: 'Hamlet, Prince' }), {
+        expectTypes: ['realm_user'],
+      });
+    });
+
+    it('email address visibility: delivery_email and the API email, for the user and the others', async () => {
+      for (const observer of [HAMLET, OTHELLO, IAGO]) {
+        await verify(observer, () => ok(t, 'patch', '/settings', PROSPERO, { email_address_visibility: 3 }));
+        await verify(observer, () => ok(t, 'patch', '/settings', PROSPERO, { email_address_visibility: 1 }));
+      }
+      await verify(PROSPERO, () => ok(t, 'patch', '/settings', PROSPERO, { email_address_visibility: 4 }));
     });
   });
 
@@ -513,6 +559,24 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('custom emoji', () => {
+    it('realm_emoji update (upload a still and an animated emoji, deactivate one)', async () => {
+      const uploadEmoji = async (name: string, data: Buffer, file: string) => {
+        const res = await t
+          .http()
+          .post(`/api/v1/realm/emoji/${name}`)
+          .auth(...(await t.auth(HAMLET)))
+          .attach('f', data, file);
+        if (res.status !== 200) throw new Error(`emoji upload: ${res.status} ${JSON.stringify(res.body)}`);
+      };
+      await verify(POLONIUS, async () => uploadEmoji('verified', await stillImage('png'), 'v.png'), {
+        expectTypes: ['realm_emoji'],
+      });
+      await verify(HAMLET, async () => uploadEmoji('verified_gif', await animatedImage('gif'), 'v.gif'));
+      await verify(HAMLET, () => ok(t, 'delete', '/realm/emoji/verified', IAGO));
+    });
+  });
+
   describe('messages', () => {
     const send = (as: string, params: Record<string, unknown>) => ok(t, 'post', '/messages', as, params);
 
@@ -582,6 +646,24 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => flag('add', 'starred', [id]));
       await verify(HAMLET, () => flag('remove', 'starred', [id]));
       await verify(HAMLET, () => ok(t, 'post', '/mark_all_as_read', HAMLET));
+    });
+
+    it('update_message_flags from POST /messages/flags/narrow (mark read, unread from here, star)', async () => {
+      const ids: number[] = [];
+      for (const content of ['one', 'two', 'three']) {
+        ids.push((await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'narrow flags', content })).id as number);
+      }
+      const narrow = [
+        { operator: 'channel', operand: 'Verona' },
+        { operator: 'topic', operand: 'narrow flags' },
+      ];
+      const byNarrow = (params: Record<string, unknown>) =>
+        ok(t, 'post', '/messages/flags/narrow', HAMLET, { narrow, num_before: 0, ...params });
+      await verify(HAMLET, () => byNarrow({ anchor: 'oldest', num_after: 10, op: 'add', flag: 'read' }), {
+        expectTypes: ['update_message_flags'],
+      });
+      await verify(HAMLET, () => byNarrow({ anchor: String(ids[1]), num_after: 10, op: 'remove', flag: 'read' }));
+      await verify(HAMLET, () => byNarrow({ anchor: 'first_unread', num_after: 1, op: 'add', flag: 'starred' }));
     });
 
     it('reaction add and remove, typing (events that change no register state)', async () => {
@@ -657,6 +739,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'realm_user/add',
       'realm_user/update',
       'custom_profile_fields',
+      'realm_emoji/update',
       'navigation_view/add',
       'navigation_view/update',
       'navigation_view/remove',
