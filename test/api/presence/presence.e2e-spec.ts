@@ -358,6 +358,24 @@ describe('presence', () => {
     });
   });
 
+  it('PATCH /settings presence_enabled does the same (invisible mode from the settings screen)', async () => {
+    const queue = await registerQueue(t, OTHELLO, ['presence']);
+    const cordelia = await userId(t, CORDELIA);
+    expect((await call(t, 'patch', '/settings', CORDELIA, { presence_enabled: false })).status).toBe(200);
+    await t.app.get(EventsService).flush();
+    const [event] = await drainEvents(t, queue);
+    expect(event).toMatchObject({ type: 'presence', user_id: cordelia, presence: { website: { status: 'idle' } } });
+    expect((await call(t, 'get', `/users/${cordelia}/presence`, OTHELLO)).body.presence.aggregated.status).toBe(
+      'offline',
+    );
+    await ping(CORDELIA, { ping_only: true });
+    expect(presence.pendingCount()).toBe(0);
+    expect((await call(t, 'patch', '/settings', CORDELIA, { presence_enabled: true })).status).toBe(200);
+    expect((await call(t, 'get', `/users/${cordelia}/presence`, OTHELLO)).body.presence.aggregated.status).toBe(
+      'active',
+    );
+  });
+
   describe('idleness for push notifications', () => {
     it('recently active users are not idle; invisible and silent ones are', async () => {
       const [hamlet, cordelia, prospero] = await Promise.all([
