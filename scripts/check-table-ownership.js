@@ -35,6 +35,9 @@ const OWNERS = {
   push_device_token: 'push',
   realm_emoji: 'realm-emoji',
   bot_storage_data: 'bot-storage',
+  user_presence: 'presence',
+  presence_sequence: 'presence',
+  user_status: 'presence',
 };
 /** Entity class → table, read from the @Entity({ name }) decorators. */
 const ENTITY_TABLES = {};

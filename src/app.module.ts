@@ -23,6 +23,7 @@ import { JobsService } from './jobs/jobs.service';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { MessagingModule } from './messaging/messaging.module';
+import { PresenceModule } from './presence/presence.module';
 import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
@@ -58,6 +59,7 @@ export class AppModule implements OnModuleDestroy {
         ChannelsModule,
         RealmEmojiModule,
         MessagingModule,
+        PresenceModule,
         UploadsModule,
         RealmAdminModule,
         RegisterModule,

@@ -6,6 +6,7 @@ import { EmailChangeStatus } from '../users/email-change.entity';
 import { BotStorageData } from '../bot-storage/bot-storage.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
+import { PresenceSequence, UserPresence, UserStatus } from '../presence/presence.entity';
 import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
 import { Subscription } from '../channels/subscription.entity';
 import { UserTopic } from '../channels/user-topic.entity';
@@ -49,6 +50,9 @@ export const ENTITIES = [
   Reaction,
   Attachment,
   AttachmentMessage,
+  UserPresence,
+  PresenceSequence,
+  UserStatus,
   RealmEmoji,
 ];
 
@@ -121,6 +125,11 @@ foreignKey(Attachment, 'owner_id', () => UserProfile);
 foreignKey(Attachment, 'realm_id', () => Realm);
 foreignKey(AttachmentMessage, 'attachment_id', () => Attachment);
 foreignKey(AttachmentMessage, 'message_id', () => Message);
+// Presence and status (src/presence).
+foreignKey(UserPresence, 'user_profile_id', () => UserProfile);
+foreignKey(UserPresence, 'realm_id', () => Realm);
+foreignKey(PresenceSequence, 'realm_id', () => Realm);
+foreignKey(UserStatus, 'user_profile_id', () => UserProfile);
 // Custom emoji (src/realm-emoji).
 foreignKey(RealmEmoji, 'realm_id', () => Realm);
 foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);

@@ -164,6 +164,36 @@ export type NavigationViewRemoveEvent = {
   fragment: string;
 };
 
+// ---- presence and status ----------------------------------------------------------------------
+
+/**
+ * A user came online (or turned invisible mode on or off): for clients with the
+ * simplified_presence_events capability the modern `presences`, for others the legacy fields.
+ */
+export type PresenceEvent =
+  | {
+      type: 'presence';
+      presences: Record<string, { active_timestamp: number; idle_timestamp: number }>;
+    }
+  | {
+      type: 'presence';
+      user_id: number;
+      email: string;
+      server_timestamp: number;
+      presence: Record<string, { client: string; status: 'active' | 'idle'; timestamp: number; pushable: boolean }>;
+    };
+
+/** A user's status changed: only the fields the change set (do_update_user_status). */
+export type UserStatusEvent = {
+  type: 'user_status';
+  user_id: number;
+  away?: boolean;
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+};
+
 // ---- user groups ------------------------------------------------------------------------------
 
 /** A new (or, for clients without include_deactivated_groups, reactivated) group (groupDicts). */
@@ -446,6 +476,8 @@ export type ClientEvent =
   | NavigationViewAddEvent
   | NavigationViewUpdateEvent
   | NavigationViewRemoveEvent
+  | PresenceEvent
+  | UserStatusEvent
   | UserGroupAddEvent
   | UserGroupUpdateEvent
   | UserGroupMembersEvent

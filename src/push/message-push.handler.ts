@@ -4,6 +4,7 @@ import { EventsService } from '../events/events.service';
 import { flagsToApi } from '../messaging/flags';
 import { apiEmailOf, avatarUrlOf } from '../messaging/message-format';
 import { MessageSentEvent } from '../messaging/messaging.domain-events';
+import { PresenceService } from '../presence/presence.service';
 import { RealmService } from '../realm/realm.service';
 import { PushNotificationsService } from './push-notifications.service';
 import { computePushRecipients } from './push-recipients';
@@ -22,6 +23,7 @@ export class MessagePushHandler implements OnModuleInit {
     private readonly recipients: PushRecipientsRepository,
     private readonly events: EventsService,
     private readonly realms: RealmService,
+    private readonly presence: PresenceService,
   ) {}
 
   onModuleInit(): void {
@@ -42,6 +44,9 @@ export class MessagePushHandler implements OnModuleInit {
         ? { recipientId: message.recipientId, streamId: message.streamId, topic: message.subject }
         : null;
     const rows = await this.recipients.load(others, channel);
+    // Idleness only matters to those without online push: one presence query for all of them.
+    const offlineOnly = rows.filter((r) => !r.settings.enable_online_push_notifications).map((r) => r.userId);
+    const present = await this.presence.recentlyActive(offlineOnly);
     const candidates = await Promise.all(
       rows.map(async (r) => ({
         userId: r.userId,
@@ -51,8 +56,13 @@ export class MessagePushHandler implements OnModuleInit {
         subscription: r.subscription ?? undefined,
         topicVisibility: r.topicVisibility,
         senderMuted: false,
-        // Online push on: idleness does not matter, so skip the lookup.
-        idle: r.settings.enable_online_push_notifications || !(await this.events.hasActiveClient(r.userId)),
+        // Zulip's idleness: no event queue (receiver_is_off_zulip), or no recent activity in
+        // presence (filter_presence_idle_user_ids; invisible users report none). Online push
+        // on: idleness does not matter, so skip the lookups.
+        idle:
+          r.settings.enable_online_push_notifications ||
+          !present.has(r.userId) ||
+          !(await this.events.hasActiveClient(r.userId)),
       })),
     );
     const recipients = computePushRecipients({ senderId: message.senderId, isDirectMessage: !channel }, candidates);

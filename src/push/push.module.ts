@@ -3,6 +3,7 @@ import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { UsersModule } from '../users/users.module';
 import { MessagingModule } from '../messaging/messaging.module';
+import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
 import { MessagePushHandler } from './message-push.handler';
 import { PushRecipientsRepository } from './push-recipients.repository';
@@ -16,7 +17,7 @@ import { createPushProviders, PUSH_PROVIDERS } from './push-providers';
 
 /** Mobile push: device tokens, and notifications through the configured providers (APNs, FCM). */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, PresenceModule],
   providers: [
     PushRecipientsRepository,
     MessagePushHandler,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { MessagingModule } from '../messaging/messaging.module';
+import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
 import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
 import { UsersModule } from '../users/users.module';
@@ -9,7 +10,7 @@ import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, RealmEmojiModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, RealmEmojiModule, PresenceModule],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

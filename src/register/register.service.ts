@@ -34,6 +34,9 @@ import {
   UPGRADE_TEXT_STANDARD,
 } from './register-constants';
 import { NarrowErrors } from '../messaging/message.errors';
+import { PresenceSettings } from '../presence/presence.constants';
+import { PresenceService } from '../presence/presence.service';
+import { UserStatusService } from '../presence/user-status.service';
 
 /** Operators an event queue's narrow may use (zerver/lib/narrow_predicate.py check_narrow_for_events). */
 const EVENT_NARROW_OPERATORS = ['channel', 'stream', 'topic', 'sender', 'is'];
@@ -68,6 +71,8 @@ export class RegisterService {
     private readonly messagingState: MessagingStateService,
     private readonly customProfileFields: CustomProfileFieldsService,
     private readonly navigationViews: NavigationViewsService,
+    private readonly presence: PresenceService,
+    private readonly userStatus: UserStatusService,
     private readonly realmEmoji: RealmEmojiService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -124,6 +129,18 @@ export class RegisterService {
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
     Object.assign(state, this.unbackedState(want));
+    // Presence and status (src/presence).
+    if (want('presence')) {
+      const presence = await this.presence.presenceResponse(realm, {
+        slim: args.slim_presence,
+        lastUpdateId: null,
+        historyLimitDays: args.presence_history_limit_days ?? null,
+      });
+      state.presences = presence.presences;
+      state.presence_last_update_id = presence.presence_last_update_id;
+      state.server_timestamp = presence.server_timestamp;
+    }
+    if (want('user_status')) state.user_status = await this.userStatus.realmStatuses(realm.id);
     // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
     const archivedChannels = capabilities.archived_channels === true;
     if (want('subscription')) {
@@ -206,9 +223,9 @@ export class RegisterService {
   }
 
   /**
-   * Sections for Zulip features this server does not have (alert words, muted users, presence,
+   * Sections for Zulip features this server does not have (alert words, muted users,
    * linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
-   * user status, onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
+   * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
   private unbackedState(want: (type: string) => boolean): Record<string, unknown> {
@@ -220,9 +237,6 @@ export class RegisterService {
     if (want('scheduled_messages')) state.scheduled_messages = [];
     if (want('reminders')) state.reminders = [];
     if (want('muted_users')) state.muted_users = [];
-    if (want('presence')) {
-      Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: Date.now() / 1000 });
-    }
     if (want('realm_domains')) state.realm_domains = [];
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
     // realm_filters is always empty in Zulip (the legacy format cannot express templates).
@@ -233,7 +247,6 @@ export class RegisterService {
     if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
     if (want('default_stream_groups')) state.realm_default_stream_groups = [];
     if (want('stop_words')) state.stop_words = STOP_WORDS;
-    if (want('user_status')) state.user_status = {};
     if (want('video_calls')) state.has_zoom_token = false;
     if (want('giphy')) state.giphy_api_key = '';
     if (want('push_device')) state.push_devices = {};
@@ -269,8 +282,8 @@ export class RegisterService {
       max_bulk_new_subscription_messages: Limits.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
       event_queue_longpoll_timeout_seconds: Limits.EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
       realm_empty_topic_display_name: Limits.EMPTY_TOPIC_DISPLAY_NAME,
-      server_presence_ping_interval_seconds: 60,
-      server_presence_offline_threshold_seconds: 140,
+      server_presence_ping_interval_seconds: PresenceSettings.PING_INTERVAL_SECS,
+      server_presence_offline_threshold_seconds: PresenceSettings.OFFLINE_THRESHOLD_SECS,
       server_typing_started_expiry_period_milliseconds: 45000,
       server_typing_stopped_wait_period_milliseconds: 12000,
       server_typing_started_wait_period_milliseconds: 30000,

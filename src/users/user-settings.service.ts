@@ -132,6 +132,19 @@ export class UserSettingsService {
     });
   }
 
+  /**
+   * do_change_user_setting for presence_enabled alone (the deprecated `away` of POST
+   * /users/me/status), inside the caller's transaction: its events, then presence's reaction
+   * (UserSettingsChangedEvent). Like Zulip's status view, it runs even when the value is unchanged.
+   */
+  async setPresenceEnabled(user: UserProfile, enabled: boolean): Promise<void> {
+    const changes = new Map<string, { old: unknown; new: unknown }>([
+      ['presence_enabled', { old: user.settings.presence_enabled, new: enabled }],
+    ]);
+    await this.applySettings(user, changes);
+    await this.bus.publish(new UserSettingsChangedEvent(user.realmId, user.id, changes));
+  }
+
   /** do_change_password, after Zulip's checks (authenticate with the old one, then strength). */
   private async changePassword(user: UserProfile, oldPassword: string, newPassword: string): Promise<void> {
     if (!(await verifyPassword(oldPassword, user.passwordHash))) throw SettingsErrors.wrongPassword();

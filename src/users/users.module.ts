@@ -67,6 +67,7 @@ import { UserDirectoryService } from './user-directory.service';
     UserGroupsService,
     ProfileDataService,
     NavigationViewsService,
+    UserSettingsService,
   ],
 })
 export class UsersModule {}

@@ -603,6 +603,12 @@ function applyUpdateMessage(state: State, ctx: ApplyContext, event: Event): void
 export function keysRecomputedByServer(events: Event[]): string[] {
   const keys = new Set<string>();
   for (const e of events) {
+    // A presence event: apply_event re-reads the user's presence (get_presence_for_user).
+    if (e.type === 'presence') {
+      keys.add('presences');
+      keys.add('presence_last_update_id');
+      continue;
+    }
     if (e.type !== 'delete_message') continue;
     keys.add('max_message_id');
     if (e.message_type === 'private') keys.add('recent_private_conversations');
@@ -656,6 +662,10 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       if (event.op !== 'update') throw new Error(`unexpected realm_user_settings_defaults op ${String(event.op)}`);
       state.realm_user_settings_defaults[event.property] = event.value;
       return;
+    case 'presence': // recomputed (keysRecomputedByServer)
+      return;
+    case 'user_status':
+      return applyUserStatus(state, event);
     case 'user_settings':
       if (event.property in state) state[event.property] = event.value;
       state.user_settings[event.property] = event.value;
@@ -734,6 +744,34 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
     default:
       throw new Error(`applyEvent: unexpected event type ${event.type}`);
   }
+}
+
+/** apply_event for user_status: set or drop each field the event carries; drop empty entries. */
+function applyUserStatus(state: State, event: Event): void {
+  if (!state.user_status) return;
+  const key = String(event.user_id);
+  const status: Record<string, Json> = state.user_status[key] ?? {};
+  if (event.away !== undefined) {
+    if (event.away) status.away = true;
+    else delete status.away;
+  }
+  if (event.status_text !== undefined) {
+    if (event.status_text === '') delete status.status_text;
+    else status.status_text = event.status_text;
+  }
+  if (event.emoji_name !== undefined) {
+    if (event.emoji_name === '') {
+      delete status.emoji_name;
+      delete status.emoji_code;
+      delete status.reaction_type;
+    } else {
+      status.emoji_name = event.emoji_name;
+      status.emoji_code = event.emoji_code;
+      status.reaction_type = event.reaction_type;
+    }
+  }
+  if (Object.keys(status).length === 0) delete state.user_status[key];
+  else state.user_status[key] = status;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface AppConfig {
   /** An event queue with no connected client for this long is garbage-collected. */
   queueIdleTimeoutMs: number;
   queueGcIntervalMs: number;
+  /** Presence pings are written in batches at most this often (ms); see src/presence. */
+  presenceFlushMs: number;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
   /** Largest uploaded file (POST /user_uploads), MiB; POST /register's max_file_upload_size_mib. */
@@ -419,6 +421,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     heartbeatJitterMs: intVar(env, 'EVENTS_HEARTBEAT_JITTER_MS', 10_000, 0, 600_000),
     queueIdleTimeoutMs: intVar(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000, 1000, 86_400_000),
     queueGcIntervalMs: intVar(env, 'EVENT_QUEUE_GC_INTERVAL_MS', 60_000, 100, 3_600_000),
+    presenceFlushMs: intVar(env, 'PRESENCE_FLUSH_MS', 1000, 10, 3_600_000),
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
     maxFileUploadSizeMib: intVar(env, 'MAX_FILE_UPLOAD_SIZE_MIB', 25, 0, 10_240),
     maxEmojiFileSizeMib: intVar(env, 'MAX_EMOJI_FILE_SIZE_MIB', 5, 0, 100),

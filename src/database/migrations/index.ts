@@ -4,6 +4,7 @@ import { PushDeviceTokens1795273949745 } from './1795273949745-PushDeviceTokens'
 import { Channels1795274009109 } from './1795274009109-Channels';
 import { Messaging1795274250846 } from './1795274250846-Messaging';
 import { MessageEditHistoryVisibility1795291012000 } from './1795291012000-MessageEditHistoryVisibility';
+import { Presence1795644993558 } from './1795644993558-Presence';
 import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   Channels1795274009109,
   Messaging1795274250846,
   MessageEditHistoryVisibility1795291012000,
+  Presence1795644993558,
   RealmEmoji1795645131611,
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,

@@ -1,4 +1,4 @@
-import { IsArray, IsBoolean, IsIn, IsObject, IsString } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString } from 'class-validator';
 import { OptionalArg } from '../../common/http/params';
 
 export class RegisterArgs {
@@ -35,6 +35,10 @@ export class RegisterArgs {
   @OptionalArg({ default: [] })
   @IsArray()
   narrow: unknown[];
+
+  @OptionalArg()
+  @IsInt()
+  presence_history_limit_days?: number;
 
   @OptionalArg({ default: false })
   @IsBoolean()

@@ -89,7 +89,14 @@ describe('push notifications for sent messages', () => {
 
   it('does not push to a user at an active client unless online push is on', async () => {
     const token = await fcmDevice('othello@zulip.com');
+    // At a client: an event queue, and active in presence (as every Zulip app reports).
     await registerQueue(t, 'othello@zulip.com');
+    await t
+      .http()
+      .post('/api/v1/users/me/presence')
+      .auth(...(await t.auth('othello@zulip.com')))
+      .type('form')
+      .send({ status: 'active', ping_only: 'true' });
     await t.dataSource.query(
       `UPDATE user_profile SET enable_online_push_notifications = false WHERE delivery_email = 'othello@zulip.com'`,
     );

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClientEventKey, clientEventKey } from '../../../src/events/client-events';
 import { EventsService } from '../../../src/events/events.service';
+import { PresenceService } from '../../../src/presence/presence.service';
 import { animatedImage } from '../../helpers/images';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
@@ -48,6 +49,7 @@ const PROFILES = {
       empty_topic_name: true,
       archived_channels: true,
       user_list_incomplete: true,
+      simplified_presence_events: true,
     },
   },
   legacy: { apply_markdown: false, client_gravatar: false },
@@ -337,6 +339,17 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
       },
     },
     'attachment/remove': { action: () => ok(t, 'delete', `/attachments/${made.attachment}`, HAMLET) },
+    // ---- settings, presence and status
+    presence: {
+      action: async () => {
+        // Othello's first ping creates his presence: everyone hears at once (after the batch).
+        await ok(t, 'post', '/users/me/presence', OTHELLO, { status: 'active', ping_only: true });
+        await t.app.get(PresenceService).flush();
+      },
+    },
+    user_status: {
+      action: () => ok(t, 'post', '/users/me/status', OTHELLO, { status_text: 'out to lunch', emoji_name: 'car' }),
+    },
     // ---- the queue itself: a long-poll with nothing to report ends with a heartbeat.
     heartbeat: {
       action: async (queues) => {

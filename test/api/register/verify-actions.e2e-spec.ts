@@ -9,6 +9,7 @@
  * with no capabilities (as zulip-terminal registers, with subscribers).
  */
 import { AuthService } from '../../../src/users/auth.service';
+import { PresenceService } from '../../../src/presence/presence.service';
 import { applyEvents, ApplyContext, keysRecomputedByServer, normalizeState, State } from '../../helpers/apply-events';
 import { animatedImage, stillImage } from '../../helpers/images';
 import { startTestApp, TestApp } from '../../helpers/test-app';
@@ -530,6 +531,34 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('presence and status', () => {
+    it('user_status (text, emoji, clearing) and away (user_settings, presence)', async () => {
+      await verify(
+        HAMLET,
+        () => ok(t, 'post', '/users/me/status', OTHELLO, { status_text: 'lunch', emoji_name: 'car' }),
+        {
+          expectTypes: ['user_status'],
+        },
+      );
+      await verify(HAMLET, () => ok(t, 'post', '/users/me/status', OTHELLO, { emoji_name: '' }));
+      await verify(HAMLET, () => ok(t, 'post', '/users/me/status', HAMLET, { away: true }), {
+        expectTypes: ['user_status', 'presence'],
+      });
+      await verify(HAMLET, () => ok(t, 'post', '/users/me/status', HAMLET, { away: false, status_text: '' }));
+    });
+
+    it('presence: a user coming online', async () => {
+      await verify(
+        HAMLET,
+        async () => {
+          await ok(t, 'post', '/users/me/presence', CORDELIA, { status: 'active', ping_only: true });
+          await t.app.get(PresenceService).flush();
+        },
+        { expectTypes: ['presence'] },
+      );
+    });
+  });
+
   describe('custom emoji', () => {
     it('realm_emoji update (upload a still and an animated emoji, deactivate one)', async () => {
       const uploadEmoji = async (name: string, data: Buffer, file: string) => {
@@ -741,6 +770,9 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'reaction/add',
       'reaction/remove',
       'typing/start',
+      'user_status',
+      'user_settings/update',
+      'presence',
     ];
     expect([...covered].sort()).toEqual(expect.arrayContaining(expected));
   });

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth.types';
+import { runInTransaction } from '../database/transaction';
+import type { UserStatusEvent } from '../events/client-events';
+import { EventsService } from '../events/events.service';
+import { UserSettingsService } from '../users/user-settings.service';
+import type { UserProfile } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { checkStatusRequest, formatUserStatus, StatusRequest } from './user-status.policy';
+import { UserStatusRepository } from './user-status.repository';
+
+/** User status (zerver/actions/user_status.py, zerver/lib/user_status.py). */
+@Injectable()
+export class UserStatusService {
+  constructor(
+    private readonly statuses: UserStatusRepository,
+    private readonly users: UsersService,
+    private readonly userSettings: UserSettingsService,
+    private readonly events: EventsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /** POST /users/me/status (update_user_status_backend). */
+  async updateOwnStatus(auth: AuthContext, req: StatusRequest): Promise<void> {
+    const change = checkStatusRequest(req, { allowAway: true });
+    await this.doUpdate(auth, auth.user, { ...change, away: req.away });
+  }
+
+  /** POST /users/{user_id}/status (update_user_status_admin): administrators, never `away`. */
+  async updateStatusOf(auth: AuthContext, userId: number, req: StatusRequest): Promise<void> {
+    const target = await this.users.accessUserById(auth.user, auth.realm, userId, { allowBots: false, forAdmin: true });
+    const change = checkStatusRequest(req, { allowAway: false });
+    await this.doUpdate(auth, target, change);
+  }
+
+  /** GET /users/{user_id}/status (get_status_backend). */
+  async statusOf(auth: AuthContext, userId: number): Promise<Record<string, unknown>> {
+    const target = await this.users.accessUserById(auth.user, auth.realm, userId, {
+      allowBots: false,
+      forAdmin: false,
+    });
+    const row = await this.statuses.find(target.id);
+    return row ? formatUserStatus(row) : {};
+  }
+
+  /** /register's user_status: by user id, the realm's active users with something to show. */
+  async realmStatuses(realmId: number): Promise<Record<string, Record<string, unknown>>> {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const row of await this.statuses.realmRows(realmId)) out[String(row.userId)] = formatUserStatus(row);
+    return out;
+  }
+
+  /**
+   * do_update_user_status: `away` sets presence_enabled (with its own events), then the status
+   * fields given, and a `user_status` event with just those fields to everyone in the realm.
+   */
+  private async doUpdate(
+    auth: AuthContext,
+    target: UserProfile,
+    change: ReturnType<typeof checkStatusRequest> & { away?: boolean },
+  ): Promise<void> {
+    const { realm } = auth;
+    await runInTransaction(this.dataSource, async () => {
+      if (change.away !== undefined) await this.userSettings.setPresenceEnabled(target, !change.away);
+      await this.statuses.upsert(target.id, change, new Date());
+      const event: UserStatusEvent = { type: 'user_status', user_id: target.id };
+      if (change.away !== undefined) event.away = change.away;
+      if (change.statusText !== undefined) event.status_text = change.statusText;
+      if (change.emojiName !== undefined) {
+        event.emoji_name = change.emojiName;
+        event.emoji_code = change.emojiCode;
+        event.reaction_type = change.reactionType;
+      }
+      this.events.sendOnCommit(realm.id, event, await this.statuses.activeUserIds(realm.id));
+    });
+  }
+}
