@@ -19,6 +19,7 @@ import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { channelFolderDict } from './channel-folders.service';
 import { ChannelErrors } from './channel.errors';
+import { UsersService } from '../users/users.service';
 
 export interface GetStreamsOptions {
   includePublic: boolean;
@@ -51,7 +52,36 @@ export class ChannelQueriesService {
     private readonly access: ChannelAccessService,
     private readonly topics: UserTopicsRepository,
     private readonly folders: ChannelFoldersRepository,
+    private readonly users: UsersService,
   ) {}
+
+  /**
+   * GET /streams/{stream_id}/members (get_subscribers_backend): the channel's active subscribers,
+   * for whoever may see the channel and its subscriber list (validate_user_access_to_subscribers).
+   */
+  async members(auth: AuthContext, streamId: number): Promise<number[]> {
+    const actor = await this.access.actorFor(auth.user);
+    const { stream, sub } = await this.access.accessById(actor, auth.realm.id, streamId, {
+      requireContentAccess: false,
+    });
+    if (!canSeeSubscribers(actor, stream, sub !== null)) throw ChannelErrors.cannotRetrieveSubscribers();
+    return stream.recipientId === null ? [] : this.activeSubscriberIds(stream.recipientId);
+  }
+
+  /**
+   * GET /users/{user_id}/subscriptions/{stream_id} (get_subscription_backend): is that user
+   * subscribed? The caller must be able to see the user and the channel.
+   */
+  async subscriptionStatus(auth: AuthContext, userId: number, streamId: number): Promise<boolean> {
+    const target = await this.users.accessUserById(auth.user, auth.realm, userId, {
+      allowDeactivated: false,
+      allowBots: true,
+      forAdmin: false,
+    });
+    const actor = await this.access.actorFor(auth.user);
+    const { stream } = await this.access.accessById(actor, auth.realm.id, streamId, { requireContentAccess: false });
+    return stream.recipientId !== null && (await this.isSubscribed(target.id, stream.recipientId));
+  }
 
   /** GET /streams (zerver/lib/streams.py get_streams_for_user / do_get_streams). */
   async getStreams(auth: AuthContext, o: GetStreamsOptions): Promise<ChannelDict[]> {

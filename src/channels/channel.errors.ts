@@ -5,6 +5,7 @@ import { badRequest, ZulipError } from '../common/errors/zulip-error';
 export const ChannelErrors = {
   /** access_stream_by_id: unknown and inaccessible channels look alike. */
   invalidId: () => badRequest('Invalid channel ID'),
+  cannotRetrieveSubscribers: () => badRequest('Unable to retrieve subscribers for private channel'),
   /** access_stream_by_name. */
   invalidName: (name: string) => badRequest(`Invalid channel name '${name}'`),
   /** Zulip's StreamDoesNotExistError. */

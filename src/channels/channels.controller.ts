@@ -37,6 +37,20 @@ export class ChannelsController {
     return { streams };
   }
 
+  @Get('streams/:stream_id/members')
+  async members(@CurrentUser() auth: AuthContext, @Param('stream_id', PathIntPipe) streamId: number) {
+    return { subscribers: await this.queries.members(auth, streamId) };
+  }
+
+  @Get('users/:user_id/subscriptions/:stream_id')
+  async subscriptionStatus(
+    @CurrentUser() auth: AuthContext,
+    @Param('user_id', PathIntPipe) userId: number,
+    @Param('stream_id', PathIntPipe) streamId: number,
+  ) {
+    return { is_subscribed: await this.queries.subscriptionStatus(auth, userId, streamId) };
+  }
+
   @Get('streams/:stream_id')
   async get(@CurrentUser() auth: AuthContext, @Param('stream_id', PathIntPipe) streamId: number) {
     return { stream: await this.queries.getStream(auth, streamId) };
