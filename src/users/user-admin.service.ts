@@ -203,6 +203,23 @@ export class UserAdminService {
     });
   }
 
+  /**
+   * DELETE /users/me (deactivate_user_own_backend): not the realm's last active user nor its
+   * last owner; the user's bots go with them, as do_deactivate_user.
+   */
+  async deactivateOwnAccount(auth: AuthContext): Promise<void> {
+    const realmId = auth.realm.id;
+    await runInTransaction(this.dataSource, async () => {
+      const target = (await this.repository.lockUser(realmId, auth.user.id))!;
+      if ((await this.repository.activeUsersInRealm(realmId)).length === 1) {
+        throw UserErrors.cannotDeactivateLastUser(false);
+      }
+      if (await this.isLastOwner(realmId, target)) throw UserErrors.cannotDeactivateLastUser(true);
+      for (const bot of await this.repository.activeBotsOwnedBy(target.id)) await this.setActive(realmId, bot, false);
+      await this.setActive(realmId, target, false);
+    });
+  }
+
   /** POST /users/{user_id}/reactivate (reactivate_user_backend). */
   async reactivateUser(auth: AuthContext, userId: number): Promise<void> {
     const realmId = auth.realm.id;

@@ -27,6 +27,14 @@ export const UserErrors = {
   cannotCreateUsers: () => badRequest('User not authorized to create users'),
   onlyOwnerKeepsRole: () => badRequest('The owner permission cannot be removed from the only organization owner.'),
   cannotDeactivateOnlyOwner: () => badRequest('Cannot deactivate the only organization owner'),
+  /** DELETE /users/me (CannotDeactivateLastUserError): the realm's last active user or owner. */
+  cannotDeactivateLastUser: (isLastOwner: boolean) => {
+    const entity = isLastOwner ? 'organization owner' : 'user';
+    return new ZulipError(`Cannot deactivate the only ${entity}.`, 'CANNOT_DEACTIVATE_LAST_USER', 400, {
+      is_last_owner: isLastOwner,
+      entity,
+    });
+  },
   nameTooLong: () => badRequest('Name too long!'),
   nameTooShort: () => badRequest('Name too short!'),
   invalidNameCharacters: () => badRequest('Invalid characters in name!'),

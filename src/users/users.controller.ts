@@ -83,6 +83,13 @@ export class UsersController {
     return {};
   }
 
+  // Declared before users/:user_id, which would otherwise take the path.
+  @Delete('me')
+  async deactivateOwnAccount(@CurrentUser() auth: AuthContext) {
+    await this.admin.deactivateOwnAccount(auth);
+    return {};
+  }
+
   @Delete(':user_id')
   async deactivate(
     @CurrentUser() auth: AuthContext,

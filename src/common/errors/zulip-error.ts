@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'RATE_LIMIT_HIT'
   | 'INVALID_API_KEY'
   | 'INVALID_PUSH_DEVICE_TOKEN'
+  | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'INTERNAL_SERVER_ERROR';
 
 /** An error with Zulip's envelope: `{result:"error", msg, code, ...data}` and an HTTP status. */
