@@ -81,9 +81,17 @@ describe('uploads: POST /user_uploads, GET /user_uploads/..., /attachments', () 
         pathId,
       ])
     )[0];
-  const incomingLeftovers = () => {
+  const incomingNow = () => {
     const dir = join(uploadsDir, '.incoming');
     return existsSync(dir) ? readdirSync(dir) : [];
+  };
+  /**
+   * What is left in the temporary directory once the request's cleanup has run: it starts when
+   * the response ends, so the client may see the answer a moment before the removal is done.
+   */
+  const incomingLeftovers = async () => {
+    for (let i = 0; i < 100 && incomingNow().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    return incomingNow();
   };
   const settle = () => t.app.get(DomainEventBus).whenIdle();
 
@@ -107,7 +115,7 @@ describe('uploads: POST /user_uploads, GET /user_uploads/..., /attachments', () 
       size: '11',
       content_type: 'text/plain',
     });
-    expect(incomingLeftovers()).toEqual([]);
+    expect(await incomingLeftovers()).toEqual([]);
   });
 
   it('accepts any field name, keeps Unicode names, and names nameless leftovers uploaded-file', async () => {
@@ -148,7 +156,7 @@ describe('uploads: POST /user_uploads, GET /user_uploads/..., /attachments', () 
     const after = Number((await t.dataSource.query<Array<{ n: string }>>(`SELECT count(*) AS n FROM attachment`))[0].n);
     expect(after).toBe(before + 1);
     await new Promise((r) => setTimeout(r, 50));
-    expect(incomingLeftovers()).toEqual([]);
+    expect(await incomingLeftovers()).toEqual([]);
   });
 
   it('refuses files on every other route, and needs credentials', async () => {
