@@ -13,11 +13,11 @@
  *
  * Usage:
  *
- *   node scripts/import-zulip-reference.js [reference-dir]
+ *   node scripts/import-zulip-reference.js <reference-dir>
  *
- * reference-dir defaults to ../shared/reference beside the repository (holding
- * zulip-openapi.yaml and markdown-cases.json). The outputs are committed; tests read only them,
- * and this script is the one place that looks outside the checkout. Zulip's material is
+ * reference-dir holds zulip-openapi.yaml and markdown-cases.json (Zulip's reference material,
+ * wherever you keep it). The outputs are committed; tests read only them, and this script is the
+ * one place that reads outside the checkout, only where it is told to. Zulip's material is
  * Apache-2.0 licensed, like this project.
  */
 'use strict';
@@ -137,7 +137,13 @@ function importMarkdownCases(referenceDir) {
 }
 
 function main() {
-  const referenceDir = path.resolve(process.argv[2] ?? path.join(REPO_ROOT, '..', 'shared', 'reference'));
+  if (!process.argv[2]) {
+    console.error(
+      'usage: node scripts/import-zulip-reference.js <reference-dir> (holding zulip-openapi.yaml and markdown-cases.json)',
+    );
+    process.exit(2);
+  }
+  const referenceDir = path.resolve(process.argv[2]);
   if (!fs.existsSync(referenceDir)) {
     console.error(`No reference directory at ${referenceDir}; pass its path as the first argument.`);
     process.exit(1);

@@ -125,3 +125,49 @@ export function pickUserSettings(source: UserSettingsValues): UserSettingsValues
   for (const name of USER_SETTING_NAMES) out[name] = source[name];
   return out as UserSettingsValues;
 }
+
+/**
+ * UserProfile.display_settings_legacy: sent at the top level of /register and in
+ * `update_display_settings` events (with `timezone`), with `fetch_event_types`
+ * containing `update_display_settings`, to clients without the user_settings_object capability.
+ */
+export const DISPLAY_SETTINGS_LEGACY = [
+  'color_scheme',
+  'default_language',
+  'web_home_view',
+  'demote_inactive_streams',
+  'emojiset',
+  'enable_drafts_synchronization',
+  'enter_sends',
+  'fluid_layout_width',
+  'high_contrast_mode',
+  'left_side_userlist',
+  'starred_message_counts',
+  'translate_emoticons',
+  'twenty_four_hour_time',
+] as const;
+
+/** UserProfile.notification_settings_legacy (`update_global_notifications`), likewise. */
+export const NOTIFICATION_SETTINGS_LEGACY = [
+  'desktop_icon_count_display',
+  'email_notifications_batching_period_seconds',
+  'enable_desktop_notifications',
+  'enable_digest_emails',
+  'enable_login_emails',
+  'enable_marketing_emails',
+  'enable_offline_email_notifications',
+  'enable_offline_push_notifications',
+  'enable_online_push_notifications',
+  'enable_sounds',
+  'enable_stream_audible_notifications',
+  'enable_stream_desktop_notifications',
+  'enable_stream_email_notifications',
+  'enable_stream_push_notifications',
+  'message_content_in_email_notifications',
+  'notification_sound',
+  'pm_content_in_desktop_notifications',
+  'presence_enabled',
+  'realm_name_in_email_notifications_policy',
+  'receives_typing_notifications',
+  'wildcard_mentions_notify',
+] as const;

@@ -8,7 +8,12 @@ import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { RealmService } from '../realm/realm.service';
 import { checkSettingsValues } from '../realm/user-settings-defaults.params';
-import { USER_SETTING_DEFS, UserSettingName } from '../realm/user-settings';
+import {
+  DISPLAY_SETTINGS_LEGACY,
+  NOTIFICATION_SETTINGS_LEGACY,
+  USER_SETTING_DEFS,
+  UserSettingName,
+} from '../realm/user-settings';
 import { Role } from '../realm/system-groups';
 import { hashPassword, verifyPassword } from './api-keys';
 import { AuthService } from './auth.service';
@@ -23,50 +28,12 @@ import { UserSettingsChangedEvent } from './users.domain-events';
 import { UsersRepository } from './users.repository';
 
 /**
- * Settings whose changes also go out in the legacy `update_display_settings` form
- * (UserProfile.display_settings_legacy, and `timezone`), and in the legacy
- * `update_global_notifications` form (notification_settings_legacy): settings that existed
- * before feature level 89. Clients with the user_settings_object capability get neither.
+ * Settings whose changes also go out in the legacy `update_display_settings` form (and
+ * `timezone`) or `update_global_notifications` form: settings that existed before feature level
+ * 89. Clients with the user_settings_object capability get neither.
  */
-const DISPLAY_SETTINGS_LEGACY = new Set<string>([
-  'color_scheme',
-  'default_language',
-  'web_home_view',
-  'demote_inactive_streams',
-  'emojiset',
-  'enable_drafts_synchronization',
-  'enter_sends',
-  'fluid_layout_width',
-  'high_contrast_mode',
-  'left_side_userlist',
-  'starred_message_counts',
-  'translate_emoticons',
-  'twenty_four_hour_time',
-  'timezone',
-]);
-const NOTIFICATION_SETTINGS_LEGACY = new Set<string>([
-  'desktop_icon_count_display',
-  'email_notifications_batching_period_seconds',
-  'enable_desktop_notifications',
-  'enable_digest_emails',
-  'enable_login_emails',
-  'enable_marketing_emails',
-  'enable_offline_email_notifications',
-  'enable_offline_push_notifications',
-  'enable_online_push_notifications',
-  'enable_sounds',
-  'enable_stream_audible_notifications',
-  'enable_stream_desktop_notifications',
-  'enable_stream_email_notifications',
-  'enable_stream_push_notifications',
-  'message_content_in_email_notifications',
-  'notification_sound',
-  'pm_content_in_desktop_notifications',
-  'presence_enabled',
-  'realm_name_in_email_notifications_policy',
-  'receives_typing_notifications',
-  'wildcard_mentions_notify',
-]);
+const DISPLAY_LEGACY = new Set<string>([...DISPLAY_SETTINGS_LEGACY, 'timezone']);
+const NOTIFICATION_LEGACY = new Set<string>(NOTIFICATION_SETTINGS_LEGACY);
 
 type SettingValue = boolean | number | string;
 
@@ -188,14 +155,14 @@ export class UserSettingsService {
         { type: 'user_settings', op: 'update', property: name, value, ...language },
         [user.id],
       );
-      if (NOTIFICATION_SETTINGS_LEGACY.has(name)) {
+      if (NOTIFICATION_LEGACY.has(name)) {
         this.events.sendOnCommit(
           user.realmId,
           { type: 'update_global_notifications', user: email, notification_name: name, setting: value },
           [user.id],
         );
       }
-      if (DISPLAY_SETTINGS_LEGACY.has(name)) {
+      if (DISPLAY_LEGACY.has(name)) {
         this.events.sendOnCommit(
           user.realmId,
           { type: 'update_display_settings', user: email, setting_name: name, setting: value, ...language },
