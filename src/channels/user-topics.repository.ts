@@ -44,14 +44,30 @@ export class UserTopicsRepository {
   async mutedTopicsForUser(
     userId: number,
   ): Promise<Array<{ streamName: string; topicName: string; lastUpdated: Date }>> {
-    const rows = await this.em.query<Array<{ stream_name: string; topic_name: string; last_updated: Date }>>(
-      `SELECT s.name AS stream_name, t.topic_name, t.last_updated
+    return (await this.mutedTopicsForUsers([userId])).get(userId) ?? [];
+  }
+
+  /** mutedTopicsForUser for several users in one query. */
+  async mutedTopicsForUsers(
+    userIds: readonly number[],
+  ): Promise<Map<number, Array<{ streamName: string; topicName: string; lastUpdated: Date }>>> {
+    const rows = await this.em.query<
+      Array<{ user_profile_id: number; stream_name: string; topic_name: string; last_updated: Date }>
+    >(
+      `SELECT t.user_profile_id, s.name AS stream_name, t.topic_name, t.last_updated
          FROM user_topic t JOIN stream s ON s.id = t.stream_id
-        WHERE t.user_profile_id = $1 AND t.visibility_policy = $2 AND NOT s.deactivated
+        WHERE t.user_profile_id = ANY($1::int[]) AND t.visibility_policy = $2 AND NOT s.deactivated
         ORDER BY t.id`,
-      [userId, VisibilityPolicy.MUTED],
+      [userIds, VisibilityPolicy.MUTED],
     );
-    return rows.map((r) => ({ streamName: r.stream_name, topicName: r.topic_name, lastUpdated: r.last_updated }));
+    const out = new Map<number, Array<{ streamName: string; topicName: string; lastUpdated: Date }>>();
+    for (const id of userIds) out.set(id, []);
+    for (const r of rows) {
+      out
+        .get(r.user_profile_id)!
+        .push({ streamName: r.stream_name, topicName: r.topic_name, lastUpdated: r.last_updated });
+    }
+    return out;
   }
 
   /**
@@ -84,5 +100,35 @@ export class UserTopicsRepository {
       [p.userId, p.streamId, p.recipientId, p.topicName, p.at, p.policy],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Removes every user's policy for a topic (case-insensitively), except for `keepUserIds`;
+   * returns whose rows went, with whether the removed policy was "muted".
+   */
+  async clearTopic(
+    streamId: number,
+    topicName: string,
+    keepUserIds: readonly number[],
+  ): Promise<Array<{ userId: number; wasMuted: boolean }>> {
+    const result: unknown = await this.em.query(
+      `DELETE FROM user_topic
+        WHERE stream_id = $1 AND lower(topic_name) = lower($2) AND NOT (user_profile_id = ANY($3::int[]))
+        RETURNING user_profile_id, visibility_policy`,
+      [streamId, topicName, keepUserIds],
+    );
+    return returnedRows<{ user_profile_id: number; visibility_policy: number }>(result).map((r) => ({
+      userId: r.user_profile_id,
+      wasMuted: r.visibility_policy === VisibilityPolicy.MUTED,
+    }));
+  }
+
+  /** Users with a policy for the topic (case-insensitively). */
+  async usersWithPolicy(streamId: number, topicName: string): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT user_profile_id AS id FROM user_topic WHERE stream_id = $1 AND lower(topic_name) = lower($2)`,
+      [streamId, topicName],
+    );
+    return rows.map((r) => r.id);
   }
 }

@@ -110,4 +110,38 @@ export class UserTopicsService {
       });
     }
   }
+
+  /** Users who have a visibility policy for the topic. */
+  usersWithTopicPolicy(streamId: number, topicName: string): Promise<number[]> {
+    return this.userTopics.usersWithPolicy(streamId, topicName);
+  }
+
+  /**
+   * A deleted topic's policies go (the topic no longer exists), except for `keepUserIds` (who can
+   * still see messages of it); each user whose policy went gets Zulip's events. Runs in the
+   * caller's transaction (events after its commit).
+   */
+  async clearDeletedTopic(realmId: number, stream: Stream, topicName: string, keepUserIds: readonly number[]) {
+    const cleared = await this.userTopics.clearTopic(stream.id, topicName, keepUserIds);
+    if (cleared.length === 0) return;
+    const mutedWent = cleared.filter((c) => c.wasMuted).map((c) => c.userId);
+    const muted = mutedWent.length > 0 ? await this.userTopics.mutedTopicsForUsers(mutedWent) : new Map();
+    const at = new Date();
+    for (const { userId, wasMuted } of cleared) {
+      if (wasMuted) {
+        const list = (muted.get(userId) ?? []) as Array<{ streamName: string; topicName: string; lastUpdated: Date }>;
+        this.events.mutedTopics(
+          realmId,
+          userId,
+          list.map((m) => [m.streamName, m.topicName, Math.floor(m.lastUpdated.getTime() / 1000)]),
+        );
+      }
+      this.events.userTopic(realmId, userId, {
+        streamId: stream.id,
+        topicName,
+        lastUpdated: at,
+        visibilityPolicy: VisibilityPolicy.INHERIT,
+      });
+    }
+  }
 }

@@ -46,4 +46,37 @@ export class MessageDeleteRepository {
     );
     return rows.map((r) => r.id);
   }
+
+  /**
+   * The newest `limit` messages of a channel's topic (case-insensitive), locked for deletion;
+   * with `viewerId`, only those the viewer has a UserMessage row for (protected history).
+   */
+  async topicBatchForDelete(
+    realmId: number,
+    channel: { id: number; recipientId: number },
+    topic: string,
+    viewerId: number | null,
+    limit: number,
+  ): Promise<Array<{ id: number; stream_id: number | null; subject: string; recipient_id: number }>> {
+    return this.em.query(
+      `SELECT m.id, $6::int AS stream_id, m.subject, m.recipient_id FROM message m
+        WHERE m.realm_id = $1 AND m.recipient_id = $2 AND m.is_channel_message AND lower(m.subject) = lower($3)
+          AND ($4::int IS NULL OR EXISTS (
+                SELECT 1 FROM user_message um WHERE um.message_id = m.id AND um.user_profile_id = $4))
+        ORDER BY m.id DESC LIMIT $5 FOR UPDATE OF m`,
+      [realmId, channel.recipientId, topic, viewerId, limit, channel.id],
+    );
+  }
+
+  /** Of `userIds`, those who still have a UserMessage row in the channel's topic. */
+  async usersWithRowsInTopic(userIds: readonly number[], recipientId: number, topic: string): Promise<number[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT DISTINCT um.user_profile_id AS id FROM user_message um JOIN message m ON m.id = um.message_id
+        WHERE um.user_profile_id = ANY($1::int[]) AND m.recipient_id = $2 AND m.is_channel_message
+          AND lower(m.subject) = lower($3)`,
+      [userIds, recipientId, topic],
+    );
+    return rows.map((r) => r.id);
+  }
 }

@@ -1,13 +1,14 @@
 import { Controller, Delete, Get, Param, Patch, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import type { AuthContext } from '../common/auth/auth.types';
-import { AllowIncomingWebhooks, CurrentUser } from '../common/auth/decorators';
+import { AllowIncomingWebhooks, CurrentUser, RequireRole } from '../common/auth/decorators';
 import { Args } from '../common/http/params';
 import { Limits } from '../common/limits';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { clientNameFromUserAgent } from './client-name';
 import {
   AddReactionArgs,
+  DeleteTopicArgs,
   GetMessageArgs,
   GetMessagesArgs,
   GetTopicsArgs,
@@ -36,6 +37,7 @@ import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
 import { ReadReceiptsService } from './read-receipts.service';
 import { MessageHistoryService } from './message-history.service';
+import { TopicDeleteService } from './topic-delete.service';
 
 /** Sending, reading, rendering, flags, reactions and typing notifications. */
 @Controller('api/v1')
@@ -52,6 +54,7 @@ export class MessagesController {
     private readonly reporter: MessageReportService,
     private readonly receipts: ReadReceiptsService,
     private readonly histories: MessageHistoryService,
+    private readonly topicDeleter: TopicDeleteService,
   ) {}
 
   @Post('messages')
@@ -224,6 +227,16 @@ export class MessagesController {
   async markTopicAsRead(@CurrentUser() auth: AuthContext, @Args(MarkTopicAsReadArgs) args: MarkTopicAsReadArgs) {
     await this.flags.markChannelAsRead(auth, args.stream_id, args.topic_name);
     return {};
+  }
+
+  @Post('streams/:stream_id/delete_topic')
+  @RequireRole('admin')
+  deleteTopic(
+    @CurrentUser() auth: AuthContext,
+    @Param('stream_id', PathIntPipe) streamId: number,
+    @Args(DeleteTopicArgs) args: DeleteTopicArgs,
+  ) {
+    return this.topicDeleter.deleteTopic(auth, streamId, args.topic_name);
   }
 
   @Get('users/me/:stream_id/topics')

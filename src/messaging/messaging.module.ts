@@ -28,6 +28,7 @@ import { ReactionsService } from './reactions.service';
 import { TypingService } from './typing.service';
 import { ReadReceiptsService } from './read-receipts.service';
 import { MessageHistoryService } from './message-history.service';
+import { TopicDeleteService } from './topic-delete.service';
 
 /**
  * Messages, UserMessage rows and flags, reactions, rendering, typing notifications and message
@@ -57,6 +58,7 @@ import { MessageHistoryService } from './message-history.service';
     MessageDeleteRepository,
     MessageDeletion,
     MessageDeleteService,
+    TopicDeleteService,
     MessageReportService,
     ReadReceiptsService,
     MessageHistoryService,

@@ -183,6 +183,13 @@ export class MarkTopicAsReadArgs {
   topic_name: string;
 }
 
+/** POST /streams/{stream_id}/delete_topic */
+export class DeleteTopicArgs {
+  @Arg({ json: false })
+  @IsString()
+  topic_name: string;
+}
+
 export class GetTopicsArgs {
   @OptionalArg({ default: false })
   @IsBoolean()
