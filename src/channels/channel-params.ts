@@ -22,9 +22,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 /** `subscriptions` of POST /users/me/subscriptions: `[{name, color?, description?}]`. */
-export function parseSubscriptionItems(list: unknown[]): SubscriptionRequestItem[] {
+export function parseSubscriptionItems(list: unknown[], param = 'subscriptions'): SubscriptionRequestItem[] {
   return list.map((item, i) => {
-    const at = `subscriptions[${i}]`;
+    const at = `${param}[${i}]`;
     if (!isObject(item)) {
       throw SubscriptionErrors.invalidAddItem(at);
     }
@@ -50,9 +50,9 @@ export function parseSubscriptionItems(list: unknown[]): SubscriptionRequestItem
 }
 
 /** `subscriptions` of DELETE /users/me/subscriptions: a list of names. */
-export function parseChannelNames(list: unknown[]): string[] {
+export function parseChannelNames(list: unknown[], param = 'subscriptions'): string[] {
   return list.map((item, i) => {
-    if (typeof item !== 'string') throw ParamErrors.notAString(`subscriptions[${i}]`);
+    if (typeof item !== 'string') throw ParamErrors.notAString(`${param}[${i}]`);
     return item;
   });
 }

@@ -15,6 +15,7 @@ import {
   pickGroupSettings,
 } from './channel-params';
 import {
+  BulkSubscriptionArgs,
   ListSubscriptionsArgs,
   MutedTopicArgs,
   SubscribeArgs,
@@ -60,6 +61,15 @@ export class SubscriptionsController {
       folderId: args.folder_id,
       sendNewSubscriptionMessages: args.send_new_subscription_messages,
     });
+  }
+
+  @Patch('users/me/subscriptions')
+  @NoGuests()
+  bulkUpdate(@CurrentUser() auth: AuthContext, @Args(BulkSubscriptionArgs) args: BulkSubscriptionArgs) {
+    const remove = parseChannelNames(args.delete ?? [], 'delete');
+    const add = parseSubscriptionItems(args.add ?? [], 'add');
+    if (add.length === 0 && remove.length === 0) throw ParamErrors.nothingToDo();
+    return this.subscriptions.addAndRemove(auth, add, remove);
   }
 
   @Delete('users/me/subscriptions')

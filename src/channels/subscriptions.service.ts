@@ -167,6 +167,34 @@ export class SubscriptionsService implements OnModuleInit {
     this.events.peer(realmId, 'peer_add', peerEvents(streams, altered, data));
   }
 
+  // ---- PATCH /users/me/subscriptions -----------------------------------------------------
+
+  /**
+   * update_subscriptions_backend: subscribes to `add` (with POST's defaults) then unsubscribes
+   * from `remove`, in one transaction — a refusal of either leaves nothing changed — and
+   * answers both results merged (compose_views).
+   */
+  async addAndRemove(
+    auth: AuthContext,
+    add: SubscriptionRequestItem[],
+    remove: string[],
+  ): Promise<SubscribeResult & { removed: string[]; not_removed: string[] }> {
+    return runInTransaction(this.dataSource, async () => {
+      const added = await this.subscribe(auth, {
+        subscriptions: add,
+        inviteOnly: false,
+        isWebPublic: false,
+        isDefaultStream: false,
+        messageRetentionDays: 'realm_default',
+        groupSettings: {},
+        announce: false,
+        authorizationErrorsFatal: true,
+        sendNewSubscriptionMessages: true,
+      });
+      return { ...added, ...(await this.unsubscribe(auth, remove, undefined)) };
+    });
+  }
+
   // ---- POST /users/me/subscriptions ------------------------------------------------------
 
   async subscribe(auth: AuthContext, input: SubscribeInput): Promise<SubscribeResult> {

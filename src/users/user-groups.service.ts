@@ -1,3 +1,4 @@
+import { ParamErrors } from '../common/errors/param.errors';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -275,7 +276,7 @@ export class UserGroupsService {
   ): Promise<void> {
     const { add = [], delete: remove = [] } = changes;
     if (add.length === 0 && remove.length === 0) {
-      throw UserGroupErrors.nothingToDo();
+      throw ParamErrors.nothingToDo();
     }
     await runInTransaction(this.dataSource, async () => {
       if (add.length > 0) await this.addSubgroups(auth, groupId, add);

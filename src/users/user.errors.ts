@@ -60,7 +60,6 @@ export const UserGroupErrors = {
   nameTooLong: (max: number) => badRequest(`User group name cannot exceed ${max} characters.`),
   reservedPrefix: (prefix: string) => badRequest(`User group name cannot start with '${prefix}'.`),
   alreadyExists: (name: string) => badRequest(`User group '${name}' already exists.`),
-  nothingToDo: () => badRequest('Nothing to do. Specify at least one of "add" or "delete".'),
   nothingToDoWithSubgroups: () =>
     badRequest('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".'),
   noNewData: () => badRequest('No new data supplied'),

@@ -72,6 +72,17 @@ export class UnsubscribeArgs {
   principals?: unknown;
 }
 
+/** PATCH /users/me/subscriptions: unsubscribe from `delete`, subscribe to `add`, in one transaction. */
+export class BulkSubscriptionArgs {
+  @OptionalArg()
+  @IsArray()
+  delete?: unknown[];
+
+  @OptionalArg()
+  @IsArray()
+  add?: unknown[];
+}
+
 /** GET /users/me/subscriptions */
 export class ListSubscriptionsArgs {
   @OptionalArg({ json: false, default: 'false' })
