@@ -1,6 +1,6 @@
-import { Controller, Delete, Get, Param, Patch } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
-import { CurrentUser } from '../common/auth/decorators';
+import { CurrentUser, NoGuests } from '../common/auth/decorators';
 import { Args } from '../common/http/params';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { ChannelAdminService } from './channel-admin.service';
@@ -12,14 +12,35 @@ import {
   pickGroupSettings,
 } from './channel-params';
 import { ChannelQueriesService } from './channel-queries.service';
-import { GetStreamIdArgs, GetStreamsArgs, UpdateStreamArgs } from './dto/channels.dto';
+import { CreateChannelArgs, GetStreamIdArgs, GetStreamsArgs, UpdateStreamArgs } from './dto/channels.dto';
+import { SubscriptionsService } from './subscriptions.service';
 
 @Controller('api/v1')
 export class ChannelsController {
   constructor(
     private readonly queries: ChannelQueriesService,
     private readonly admin: ChannelAdminService,
+    private readonly subscriptions: SubscriptionsService,
   ) {}
+
+  @Post('channels/create')
+  @NoGuests()
+  create(@CurrentUser() auth: AuthContext, @Args(CreateChannelArgs) args: CreateChannelArgs) {
+    return this.subscriptions.createChannel(auth, {
+      name: args.name,
+      description: args.description,
+      subscribers: args.subscribers,
+      announce: args.announce,
+      inviteOnly: args.invite_only,
+      isWebPublic: args.is_web_public,
+      isDefaultStream: args.is_default_stream,
+      folderId: args.folder_id,
+      topicsPolicy: parseTopicsPolicy(args.topics_policy),
+      historyPublicToSubscribers: args.history_public_to_subscribers,
+      messageRetentionDays: parseRetentionParam(args.message_retention_days),
+      groupSettings: pickGroupSettings(args as unknown as Record<string, unknown>, (_name, value) => value),
+    });
+  }
 
   @Get('streams')
   async list(@CurrentUser() auth: AuthContext, @Args(GetStreamsArgs) args: GetStreamsArgs) {

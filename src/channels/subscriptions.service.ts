@@ -68,8 +68,8 @@ export interface SubscriptionRequestItem {
   description?: string;
 }
 
-export interface SubscribeInput {
-  subscriptions: SubscriptionRequestItem[];
+/** What a request says about the channels it may create. */
+export interface ChannelCreationSettings {
   inviteOnly: boolean;
   isWebPublic: boolean;
   isDefaultStream: boolean;
@@ -79,10 +79,21 @@ export interface SubscribeInput {
   topicsPolicy?: TopicsPolicyName;
   groupSettings: Partial<Record<ChannelGroupSettingName, unknown>>;
   announce: boolean;
+  folderId?: number;
+}
+
+export interface SubscribeInput extends ChannelCreationSettings {
+  subscriptions: SubscriptionRequestItem[];
   principals?: number[] | string[];
   authorizationErrorsFatal: boolean;
-  folderId?: number;
   sendNewSubscriptionMessages: boolean;
+}
+
+export interface CreateChannelInput extends ChannelCreationSettings {
+  name: string;
+  description: string;
+  /** User ids to subscribe. */
+  subscribers: number[];
 }
 
 export interface SubscribeResult {
@@ -195,6 +206,130 @@ export class SubscriptionsService implements OnModuleInit {
     });
   }
 
+  // ---- creating channels (shared by POST /users/me/subscriptions and POST /channels/create) ----
+
+  private async resolveFolder(realmId: number, folderId: number | undefined): Promise<number | null> {
+    if (folderId === undefined) return null;
+    const folder = await this.folders.findByIdInRealm(realmId, folderId);
+    if (!folder) throw ChannelFolderErrors.invalidId();
+    return folder.id;
+  }
+
+  /** The new channels' retention (parsed), after checking the actor may set the topics policy asked for. */
+  private creationRetention(realm: Realm, actor: ChannelActor, input: ChannelCreationSettings): number | null {
+    const parsed = parseMessageRetentionDays(input.messageRetentionDays);
+    if (!parsed.ok) throw Errors.badRequest(parsed.error);
+    if (
+      input.topicsPolicy !== undefined &&
+      input.topicsPolicy !== 'inherit' &&
+      !holdsGroupSetting(actor, realm.can_set_topics_policy_group, true)
+    ) {
+      throw Errors.insufficientPermission();
+    }
+    return parsed.days;
+  }
+
+  /** Specs of the channels to create, with their group settings resolved and creation permitted. */
+  private async newChannelSpecs(
+    realm: Realm,
+    actor: ChannelActor,
+    input: ChannelCreationSettings,
+    items: Array<{ name: string; description?: string }>,
+    resolved: { folderId: number | null; retentionDays: number | null },
+  ): Promise<NewChannelSpec[]> {
+    const specs: NewChannelSpec[] = [];
+    for (const item of items) {
+      const groups = await this.resolveGroupSettings(realm, actor, input.groupSettings, {
+        inviteOnly: input.inviteOnly,
+        historyPublicToSubscribers: input.historyPublicToSubscribers,
+      });
+      specs.push({
+        name: item.name,
+        description: item.description ?? '',
+        creatorId: actor.id,
+        inviteOnly: input.inviteOnly,
+        isWebPublic: input.isWebPublic,
+        historyPublicToSubscribers: defaultHistoryPublicToSubscribers(
+          input.inviteOnly,
+          input.historyPublicToSubscribers,
+        ),
+        messageRetentionDays: resolved.retentionDays,
+        topicsPolicy: TopicsPolicy[input.topicsPolicy ?? 'inherit'],
+        folderId: resolved.folderId,
+        groups: groups.groups,
+        anonymousGroups: groups.anonymous,
+      });
+    }
+    for (const spec of specs) this.checkCreationPermission(realm, actor, spec, input.isDefaultStream);
+    return specs;
+  }
+
+  private async makeDefault(realmId: number, created: Stream[]): Promise<void> {
+    await this.channels.addDefaultChannels(
+      realmId,
+      created.map((s) => s.id),
+    );
+    await this.sendDefaultStreamsEvent(realmId);
+  }
+
+  /** Tells the bus about new channels (the announcement and the channel events notices follow). */
+  private async publishCreated(realm: Realm, actor: ChannelUser, created: Stream[], announce: boolean): Promise<void> {
+    await this.bus.publish(
+      new ChannelsCreatedEvent({
+        realmId: realm.id,
+        actor,
+        channels: created.map((s) => ({
+          id: s.id,
+          name: s.name,
+          recipientId: s.recipientId!,
+          inviteOnly: s.inviteOnly,
+          historyPublicToSubscribers: s.historyPublicToSubscribers,
+          isWebPublic: s.isWebPublic,
+          description: s.description,
+          topicsPolicy: topicsPolicyName(s.topicsPolicy),
+        })),
+        announce,
+        announcementChannelId: realm.newStreamAnnouncementsStreamId,
+        sendChannelEventsMessages: realm.sendChannelEventsMessages,
+      }),
+    );
+  }
+
+  // ---- POST /channels/create ---------------------------------------------------------------
+
+  /**
+   * Zulip's create_channel (feature level 417): one channel, which must not exist yet
+   * (409 CHANNEL_ALREADY_EXISTS), with the given users subscribed — the creator only if listed.
+   */
+  async createChannel(auth: AuthContext, input: CreateChannelInput): Promise<{ id: number }> {
+    return runInTransaction(this.dataSource, async () => {
+      const realm = await this.realms.getRealm(auth.realm.id);
+      const actor = await this.access.actorFor(auth.user);
+      const name = input.name.trim();
+      const nameError = channelNameError(name);
+      if (nameError) throw Errors.badRequest(nameError);
+      const existing = await this.channels.findByNamesInRealm(realm.id, [name]);
+      if (existing.length > 0) throw ChannelErrors.alreadyExists(existing[0].name);
+      const folderId = await this.resolveFolder(realm.id, input.folderId);
+      const retentionDays = this.creationRetention(realm, actor, input);
+      const description = cleanDescription(input.description.replace(/\n/g, ' '));
+      const specs = await this.newChannelSpecs(realm, actor, input, [{ name, description }], {
+        folderId,
+        retentionDays,
+      });
+      const subscribers =
+        input.subscribers.length > 0 ? await this.resolvePrincipals(realm, auth.user.role, input.subscribers) : [];
+      const outcome = await this.createChannels(realm, specs);
+      // Another request created it between our check and our insert.
+      if (outcome.created.length === 0) throw ChannelErrors.alreadyExists(outcome.existing[0].name);
+      const stream = outcome.created[0];
+      if (input.isDefaultStream) await this.makeDefault(realm.id, [stream]);
+      if (subscribers.length > 0) await this.addSubscriptions(realm.id, [stream], subscribers, new Map());
+      await this.publishCreated(realm, { id: auth.user.id, fullName: auth.user.fullName }, [stream], input.announce);
+      return { id: stream.id };
+    });
+  }
+
   // ---- POST /users/me/subscriptions ------------------------------------------------------
 
   async subscribe(auth: AuthContext, input: SubscribeInput): Promise<SubscribeResult> {
@@ -202,31 +337,14 @@ export class SubscriptionsService implements OnModuleInit {
       const realm = await this.realms.getRealm(auth.realm.id);
       const actor = await this.access.actorFor(auth.user);
 
-      let folderId: number | null = null;
-      if (input.folderId !== undefined) {
-        const folder = await this.folders.findByIdInRealm(realm.id, input.folderId);
-        if (!folder) throw ChannelFolderErrors.invalidId();
-        folderId = folder.id;
-      }
+      const folderId = await this.resolveFolder(realm.id, input.folderId);
 
       const requested = input.subscriptions.map((s) => ({
         name: s.name.trim(),
         description: s.description === undefined ? undefined : cleanDescription(s.description.replace(/\n/g, ' ')),
         color: s.color,
       }));
-      let retentionDays: number | null = null;
-      if (requested.length > 0) {
-        const parsed = parseMessageRetentionDays(input.messageRetentionDays);
-        if (!parsed.ok) throw Errors.badRequest(parsed.error);
-        retentionDays = parsed.days;
-        if (
-          input.topicsPolicy !== undefined &&
-          input.topicsPolicy !== 'inherit' &&
-          !holdsGroupSetting(actor, realm.can_set_topics_policy_group, true)
-        ) {
-          throw Errors.insufficientPermission();
-        }
-      }
+      const retentionDays = requested.length > 0 ? this.creationRetention(realm, actor, input) : null;
       const colorByName = new Map<string, string>();
       for (const r of requested) if (r.color !== undefined) colorByName.set(r.name, r.color);
 
@@ -258,30 +376,7 @@ export class SubscriptionsService implements OnModuleInit {
 
       let created: Stream[] = [];
       if (missing.length > 0) {
-        const specs: NewChannelSpec[] = [];
-        for (const m of missing) {
-          const resolved = await this.resolveGroupSettings(realm, actor, input.groupSettings, {
-            inviteOnly: input.inviteOnly,
-            historyPublicToSubscribers: input.historyPublicToSubscribers,
-          });
-          specs.push({
-            name: m.name,
-            description: m.description ?? '',
-            creatorId: auth.user.id,
-            inviteOnly: input.inviteOnly,
-            isWebPublic: input.isWebPublic,
-            historyPublicToSubscribers: defaultHistoryPublicToSubscribers(
-              input.inviteOnly,
-              input.historyPublicToSubscribers,
-            ),
-            messageRetentionDays: retentionDays,
-            topicsPolicy: TopicsPolicy[input.topicsPolicy ?? 'inherit'],
-            folderId,
-            groups: resolved.groups,
-            anonymousGroups: resolved.anonymous,
-          });
-        }
-        for (const spec of specs) this.checkCreationPermission(realm, actor, spec, input.isDefaultStream);
+        const specs = await this.newChannelSpecs(realm, actor, input, missing, { folderId, retentionDays });
         const outcome = await this.createChannels(realm, specs);
         created = outcome.created;
         for (const dup of outcome.existing) {
@@ -314,13 +409,7 @@ export class SubscriptionsService implements OnModuleInit {
         ? await this.resolvePrincipals(realm, auth.user.role, input.principals!)
         : [await this.selfAsRow(realm.id, auth.user.id)];
 
-      if (input.isDefaultStream && created.length > 0) {
-        await this.channels.addDefaultChannels(
-          realm.id,
-          created.map((s) => s.id),
-        );
-        await this.sendDefaultStreamsEvent(realm.id);
-      }
+      if (input.isDefaultStream && created.length > 0) await this.makeDefault(realm.id, created);
 
       const colorMap = new Map<number, string>();
       for (const s of streams) {
@@ -339,27 +428,7 @@ export class SubscriptionsService implements OnModuleInit {
       }
 
       const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
-      if (created.length > 0) {
-        await this.bus.publish(
-          new ChannelsCreatedEvent({
-            realmId: realm.id,
-            actor: actorInfo,
-            channels: created.map((s) => ({
-              id: s.id,
-              name: s.name,
-              recipientId: s.recipientId!,
-              inviteOnly: s.inviteOnly,
-              historyPublicToSubscribers: s.historyPublicToSubscribers,
-              isWebPublic: s.isWebPublic,
-              description: s.description,
-              topicsPolicy: topicsPolicyName(s.topicsPolicy),
-            })),
-            announce: input.announce,
-            announcementChannelId: realm.newStreamAnnouncementsStreamId,
-            sendChannelEventsMessages: realm.sendChannelEventsMessages,
-          }),
-        );
-      }
+      if (created.length > 0) await this.publishCreated(realm, actorInfo, created, input.announce);
       if (input.sendNewSubscriptionMessages) {
         const newlySubscribedUsers = new Set(added.map((p) => p.userId));
         const send = newlySubscribedUsers.size <= Limits.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;

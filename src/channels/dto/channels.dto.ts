@@ -1,4 +1,4 @@
-import { IsBoolean, IsString, MaxLength } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsString, MaxLength } from 'class-validator';
 import { Arg, OptionalArg } from '../../common/http/params';
 
 /** GET /streams */
@@ -57,4 +57,68 @@ export class UpdateStreamArgs {
 
   /** An integer, or null to take the channel out of its folder. */
   @OptionalArg() folder_id?: unknown;
+}
+
+/** POST /channels/create (feature level 417). */
+export class CreateChannelArgs {
+  @Arg({ json: false })
+  @IsString()
+  name: string;
+
+  @OptionalArg({ json: false, default: '' })
+  @MaxLength(1024)
+  description: string;
+
+  @Arg()
+  @IsArray()
+  @IsInt({ each: true })
+  subscribers: number[];
+
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  announce: boolean;
+
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  invite_only: boolean;
+
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  is_web_public: boolean;
+
+  @OptionalArg({ default: false })
+  @IsBoolean()
+  is_default_stream: boolean;
+
+  @OptionalArg()
+  @IsInt()
+  folder_id?: number;
+
+  /** Accepted for compatibility: no "subscribed you" notices are sent for a new channel. */
+  @OptionalArg({ default: true })
+  @IsBoolean()
+  send_new_subscription_messages: boolean;
+
+  @OptionalArg({ json: false })
+  topics_policy?: string;
+
+  @OptionalArg()
+  @IsBoolean()
+  history_public_to_subscribers?: boolean;
+
+  /** `realm_default`, `unlimited` or a number, as plain text or JSON. */
+  @OptionalArg({ json: false, default: 'realm_default' })
+  message_retention_days: string;
+
+  @OptionalArg() can_add_subscribers_group?: unknown;
+  @OptionalArg() can_administer_channel_group?: unknown;
+  @OptionalArg() can_create_topic_group?: unknown;
+  @OptionalArg() can_delete_any_message_group?: unknown;
+  @OptionalArg() can_delete_own_message_group?: unknown;
+  @OptionalArg() can_move_messages_out_of_channel_group?: unknown;
+  @OptionalArg() can_move_messages_within_channel_group?: unknown;
+  @OptionalArg() can_remove_subscribers_group?: unknown;
+  @OptionalArg() can_resolve_topics_group?: unknown;
+  @OptionalArg() can_send_message_group?: unknown;
+  @OptionalArg() can_subscribe_group?: unknown;
 }
