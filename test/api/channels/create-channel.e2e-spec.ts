@@ -1,4 +1,5 @@
 import { DEFAULT_BOT as BOT, DESDEMONA, HAMLET, IAGO, OTHELLO, POLONIUS } from '../../helpers/api';
+import { RealmService } from '../../../src/realm/realm.service';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { call, expectError, openQueue, subscribedNames, systemGroupId, takeEvents, userId } from './helpers';
@@ -95,7 +96,6 @@ describe('POST /channels/create', () => {
     await t.dataSource.query(`UPDATE realm SET can_create_public_channel_group = $1 WHERE string_id = 'zulip'`, [
       await systemGroupId(t, 'role:administrators'),
     ]);
-    const { RealmService } = await import('../../../src/realm/realm.service');
     t.app.get(RealmService).invalidate();
     expectError(await create(HAMLET, { name: 'not allowed', subscribers: [] }), 400, 'Insufficient permission');
     expect(await channelRow('not allowed')).toBeUndefined();
