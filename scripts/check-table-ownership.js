@@ -24,6 +24,7 @@ const OWNERS = {
   stream: 'channels',
   default_stream: 'channels',
   subscription: 'channels',
+  channel_email_address: 'channels',
   user_topic: 'channels',
   channel_folder: 'channels',
   message: 'messaging',

@@ -12,7 +12,14 @@ import {
   pickGroupSettings,
 } from './channel-params';
 import { ChannelQueriesService } from './channel-queries.service';
-import { CreateChannelArgs, GetStreamIdArgs, GetStreamsArgs, UpdateStreamArgs } from './dto/channels.dto';
+import {
+  CreateChannelArgs,
+  GetStreamIdArgs,
+  GetStreamsArgs,
+  StreamEmailAddressArgs,
+  UpdateStreamArgs,
+} from './dto/channels.dto';
+import { ChannelEmailService } from './channel-email.service';
 import { SubscriptionsService } from './subscriptions.service';
 
 @Controller('api/v1')
@@ -21,6 +28,7 @@ export class ChannelsController {
     private readonly queries: ChannelQueriesService,
     private readonly admin: ChannelAdminService,
     private readonly subscriptions: SubscriptionsService,
+    private readonly emails: ChannelEmailService,
   ) {}
 
   @Post('channels/create')
@@ -70,6 +78,15 @@ export class ChannelsController {
     @Param('stream_id', PathIntPipe) streamId: number,
   ) {
     return { is_subscribed: await this.queries.subscriptionStatus(auth, userId, streamId) };
+  }
+
+  @Get('streams/:stream_id/email_address')
+  async emailAddress(
+    @CurrentUser() auth: AuthContext,
+    @Param('stream_id', PathIntPipe) streamId: number,
+    @Args(StreamEmailAddressArgs) args: StreamEmailAddressArgs,
+  ) {
+    return { email: await this.emails.emailAddress(auth, streamId, args.sender_id) };
   }
 
   @Get('streams/:stream_id')

@@ -1,3 +1,5 @@
+import { ChannelEmailRepository } from './channel-email.repository';
+import { ChannelEmailService } from './channel-email.service';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
@@ -36,6 +38,8 @@ import { UserTopicsService } from './user-topics.service';
     UserTopicsService,
     ChannelFoldersService,
     ChannelsSeeder,
+    ChannelEmailRepository,
+    ChannelEmailService,
   ],
   controllers: [ChannelsController, SubscriptionsController, ChannelFoldersController],
   exports: [ChannelAccessService, ChannelQueriesService, SubscriptionsService, UserTopicsService, ChannelsSeeder],

@@ -4,6 +4,7 @@ import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-pro
 import { NavigationView } from '../users/navigation-view.entity';
 import { EmailChangeStatus } from '../users/email-change.entity';
 import { BotStorageData } from '../bot-storage/bot-storage.entity';
+import { ChannelEmailAddress } from '../channels/channel-email-address.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
 import { PresenceSequence, UserPresence, UserStatus } from '../presence/presence.entity';
@@ -37,6 +38,7 @@ export const ENTITIES = [
   NavigationView,
   EmailChangeStatus,
   BotStorageData,
+  ChannelEmailAddress,
   PushDeviceToken,
   Recipient,
   Stream,
@@ -102,6 +104,10 @@ foreignKey(Subscription, 'recipient_id', () => Recipient);
 foreignKey(UserTopic, 'user_profile_id', () => UserProfile);
 foreignKey(UserTopic, 'stream_id', () => Stream);
 foreignKey(UserTopic, 'recipient_id', () => Recipient);
+foreignKey(ChannelEmailAddress, 'realm_id', () => Realm);
+foreignKey(ChannelEmailAddress, 'channel_id', () => Stream);
+foreignKey(ChannelEmailAddress, 'creator_id', () => UserProfile, 'SET NULL', true);
+foreignKey(ChannelEmailAddress, 'sender_id', () => UserProfile);
 foreignKey(ChannelFolder, 'realm_id', () => Realm);
 foreignKey(ChannelFolder, 'creator_id', () => UserProfile, 'SET NULL', true);
 for (const column of [

@@ -26,7 +26,7 @@ describe('email transports', () => {
     const log = jest.spyOn(logger, 'log').mockImplementation(() => undefined);
     const outbox = join(dir, 'emails');
     const transport = createEmailTransport(
-      { smtp: undefined, noreplyAddress: 'x@y.z', outboxDir: outbox },
+      { smtp: undefined, noreplyAddress: 'x@y.z', outboxDir: outbox, gatewayPattern: '' },
       'development',
       logger,
     );
@@ -47,7 +47,7 @@ describe('email transports', () => {
 
   it('production without SMTP refuses for good', async () => {
     const transport = createEmailTransport(
-      { smtp: undefined, noreplyAddress: 'x@y.z', outboxDir: dir },
+      { smtp: undefined, noreplyAddress: 'x@y.z', outboxDir: dir, gatewayPattern: '' },
       'production',
       new Logger('test'),
     );

@@ -8,6 +8,8 @@ export const UserErrors = {
   invalidRecipientId: (id: number | string) => badRequest(`Invalid user ID ${id}`),
   invalidIds: (ids: Array<number | string>) => badRequest(`Invalid user IDs: ${ids.join(', ')}`),
   noSuchUser: () => badRequest('No such user'),
+  /** access_bot_by_id: not a bot of this realm. */
+  noSuchBot: () => badRequest('No such bot'),
   deactivated: () => badRequest('User is deactivated'),
   alreadyActive: () => badRequest('User is already active.'),
   deactivatedWithId: (id: number) => badRequest(`User with ID ${id} is deactivated`),

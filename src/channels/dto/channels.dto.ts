@@ -122,3 +122,10 @@ export class CreateChannelArgs {
   @OptionalArg() can_send_message_group?: unknown;
   @OptionalArg() can_subscribe_group?: unknown;
 }
+
+/** GET /streams/{stream_id}/email_address */
+export class StreamEmailAddressArgs {
+  @OptionalArg()
+  @IsInt()
+  sender_id?: number;
+}

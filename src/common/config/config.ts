@@ -120,6 +120,11 @@ export interface EmailConfig {
   noreplyAddress: string;
   /** Where development writes the emails it would have sent. */
   outboxDir: string;
+  /**
+   * Zulip's EMAIL_GATEWAY_PATTERN: channel email addresses are this with `%s` replaced by the
+   * channel's token ('' = no email gateway: the addresses are empty).
+   */
+  gatewayPattern: string;
 }
 
 /** APNs with a token-based (.p8) key. */
@@ -353,7 +358,20 @@ function parseEmail(env: Env, externalHost: string, dataDir: string): EmailConfi
       : undefined,
     noreplyAddress: noreply,
     outboxDir: join(dataDir, 'emails'),
+    gatewayPattern: parseGatewayPattern(env, externalHost),
   };
+}
+
+function parseGatewayPattern(env: Env, externalHost: string): string {
+  if (env.EMAIL_GATEWAY_PATTERN === undefined) return `%s@${externalHost.replace(/:\d+$/, '')}`;
+  const pattern = env.EMAIL_GATEWAY_PATTERN.trim();
+  if (pattern !== '' && (pattern.split('%s').length !== 2 || !EMAIL_ADDRESS.test(pattern))) {
+    throw new ConfigError(
+      'EMAIL_GATEWAY_PATTERN',
+      `must be an address with one %s (like %s@chat.example.com), got '${pattern}'`,
+    );
+  }
+  return pattern;
 }
 
 /**

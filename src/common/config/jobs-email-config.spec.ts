@@ -67,7 +67,15 @@ describe('email configuration', () => {
       smtp: undefined,
       noreplyAddress: 'noreply@chat.example.com',
       outboxDir: join(dir, 'emails'),
+      gatewayPattern: '%s@chat.example.com',
     });
+  });
+
+  it('EMAIL_GATEWAY_PATTERN: an address with one %s, or empty for none', () => {
+    expect(load({ EMAIL_GATEWAY_PATTERN: '%s@mail.example.com' }).email.gatewayPattern).toBe('%s@mail.example.com');
+    expect(load({ EMAIL_GATEWAY_PATTERN: '' }).email.gatewayPattern).toBe('');
+    expect(() => load({ EMAIL_GATEWAY_PATTERN: 'mail.example.com' })).toThrow(/EMAIL_GATEWAY_PATTERN/);
+    expect(() => load({ EMAIL_GATEWAY_PATTERN: '%s.%s@x.com' })).toThrow(/EMAIL_GATEWAY_PATTERN/);
   });
 
   it('reads the SMTP settings (Zulip names), STARTTLS on port 587 by default', () => {
