@@ -14,6 +14,7 @@ const OWNERS = {
   realm_user_default: 'realm',
   custom_profile_field: 'realm',
   user_profile: 'users',
+  muted_user: 'users',
   user_group: 'users',
   user_group_membership: 'users',
   group_group_membership: 'users',

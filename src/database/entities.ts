@@ -4,6 +4,7 @@ import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-pro
 import { NavigationView } from '../users/navigation-view.entity';
 import { EmailChangeStatus } from '../users/email-change.entity';
 import { BotStorageData } from '../bot-storage/bot-storage.entity';
+import { MutedUser } from '../users/muted-user.entity';
 import { ChannelEmailAddress } from '../channels/channel-email-address.entity';
 import { UserProfile } from '../users/user.entity';
 import { PushDeviceToken } from '../push/push-device.entity';
@@ -38,6 +39,7 @@ export const ENTITIES = [
   NavigationView,
   EmailChangeStatus,
   BotStorageData,
+  MutedUser,
   ChannelEmailAddress,
   PushDeviceToken,
   Recipient,
@@ -88,6 +90,8 @@ foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
 foreignKey(EmailChangeStatus, 'realm_id', () => Realm);
 foreignKey(EmailChangeStatus, 'user_profile_id', () => UserProfile);
 foreignKey(BotStorageData, 'bot_profile_id', () => UserProfile);
+foreignKey(MutedUser, 'user_profile_id', () => UserProfile);
+foreignKey(MutedUser, 'muted_user_id', () => UserProfile);
 foreignKey(PushDeviceToken, 'user_id', () => UserProfile);
 // Channels (src/channels).
 foreignKey(Stream, 'realm_id', () => Realm);

@@ -145,6 +145,12 @@ export type RealmBotUpdateEvent = {
   bot: { user_id: number; is_active: boolean };
 };
 
+/** The user's muted users changed: the whole list. */
+export type MutedUsersEvent = {
+  type: 'muted_users';
+  muted_users: Array<{ id: number; timestamp: number }>;
+};
+
 export type NavigationViewAddEvent = {
   type: 'navigation_view';
   op: 'add';
@@ -473,6 +479,7 @@ export type ClientEvent =
   | RealmUserAddEvent
   | RealmUserUpdateEvent
   | RealmBotUpdateEvent
+  | MutedUsersEvent
   | NavigationViewAddEvent
   | NavigationViewUpdateEvent
   | NavigationViewRemoveEvent

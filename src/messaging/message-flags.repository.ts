@@ -85,6 +85,20 @@ export class MessageFlagsRepository {
     return rows.map((r) => r.message_id);
   }
 
+  /** Marks the user's unread messages from `senderId` read; returns their ids, sorted. */
+  async markReadFromSender(userId: number, senderId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ message_id: number }>>(
+      `WITH changed AS (
+         UPDATE user_message um SET flags = um.flags | ${Flag.read}
+           FROM message m
+          WHERE um.user_profile_id = $1 AND (um.flags & ${Flag.read}) = 0 AND m.id = um.message_id AND m.sender_id = $2
+         RETURNING um.message_id
+       ) SELECT message_id FROM changed ORDER BY message_id`,
+      [userId, senderId],
+    );
+    return rows.map((r) => r.message_id);
+  }
+
   /**
    * For channel messages: whether each is "unmuted" for the user (Zulip's unmuted_stream_msg: a
    * topic not muted in an unmuted channel, or unmuted/followed in a muted one).

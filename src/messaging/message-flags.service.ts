@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
@@ -18,6 +18,8 @@ import { MessagesRepository } from './messages.repository';
 import { ChannelErrors, TopicErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
 import { PrincipalService } from '../users/principal.service';
+import { DomainEventBus } from '../events/domain-event-bus';
+import { UserMutedEvent } from '../users/users.domain-events';
 
 /**
  * POST /messages/flags and the mark-as-read endpoints (Zulip's actions/message_flags.py).
@@ -45,7 +47,7 @@ export interface FlagsForNarrowResult {
 }
 
 @Injectable()
-export class MessageFlagsService {
+export class MessageFlagsService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly flags: MessageFlagsRepository,
@@ -55,7 +57,18 @@ export class MessageFlagsService {
     private readonly events: EventsService,
     private readonly fetcher: MessageFetchService,
     private readonly principals: PrincipalService,
+    private readonly bus: DomainEventBus,
   ) {}
+
+  onModuleInit(): void {
+    this.bus.subscribeInTransaction(UserMutedEvent, (e) => this.markMutedUserMessagesRead(e));
+  }
+
+  /** do_mark_muted_user_messages_as_read: the muted user's unread messages become read for the muter. */
+  private async markMutedUserMessagesRead(e: UserMutedEvent): Promise<void> {
+    const changed = await this.flags.markReadFromSender(e.userId, e.mutedUserId);
+    if (changed.length > 0) this.events.sendOnCommit(e.realmId, flagsAddedEvent('read', changed), [e.userId]);
+  }
 
   async updateFlags(
     auth: AuthContext,

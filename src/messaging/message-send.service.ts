@@ -50,6 +50,7 @@ import { ChannelErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
 import { accessesAllUsers } from '../users/principal';
 import { PrincipalService } from '../users/principal.service';
+import { MutedUsersService } from '../users/muted-users.service';
 import { UserTopicsService } from '../channels/user-topics.service';
 
 export interface SendMessageInput {
@@ -133,6 +134,7 @@ export class MessageSendService {
     private readonly principals: PrincipalService,
     private readonly userTopics: UserTopicsService,
     private readonly userGroups: UserGroupsQueryService,
+    private readonly mutedUsers: MutedUsersService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -307,6 +309,7 @@ export class MessageSendService {
       streamWildcard: rendered.mentionsStreamWildcard,
       topicWildcard: rendered.mentionsTopicWildcard,
       topicParticipantIds: topicParticipants,
+      mutedByIds: await this.mutedUsers.mutersOf(realm.id, user.id, channel.subscriberIds),
     };
     const recipients = channel.subscriberIds;
     const flags = recipients.map((id) => userMessageFlags(id, flagInputs));
@@ -390,6 +393,7 @@ export class MessageSendService {
       recipients,
       flags,
       hasAttachment,
+      flagInputs.mutedByIds,
     );
     return result;
   }
@@ -464,6 +468,7 @@ export class MessageSendService {
       streamWildcard: rendered.mentionsStreamWildcard,
       topicWildcard: false,
       topicParticipantIds: new Set<number>(),
+      mutedByIds: await this.mutedUsers.mutersOf(realm.id, user.id, participantIds),
     };
     const flags = participantIds.map((id) => userMessageFlags(id, flagInputs));
     const dateSent = new Date();
@@ -515,6 +520,7 @@ export class MessageSendService {
       participantIds,
       flags,
       hasAttachment,
+      flagInputs.mutedByIds,
     );
     return { id };
   }
@@ -679,6 +685,7 @@ export class MessageSendService {
     recipientIds: number[],
     flags: number[],
     hasAttachment = false,
+    mutedByIds?: ReadonlySet<number>,
   ): Promise<void> {
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
@@ -699,7 +706,9 @@ export class MessageSendService {
       }
       return dict;
     };
-    await this.bus.publish(new MessageSentEvent({ realm, message: row, users, recipientIds, flags, hasAttachment }));
+    await this.bus.publish(
+      new MessageSentEvent({ realm, message: row, users, recipientIds, flags, hasAttachment, mutedByIds }),
+    );
     this.events.sendOnCommitPerQueue(realm.id, 'message', recipientIds, (queue, userId) => {
       const event: NewMessageEvent = {
         type: 'message',

@@ -22,6 +22,8 @@ export class MessageSentEvent {
   declare readonly flags: readonly number[];
   /** The message links uploaded files (attachment rows were linked to it). */
   declare readonly hasAttachment: boolean;
+  /** Recipients who muted the sender: no notifications for them (muted_sender_user_ids). */
+  declare readonly mutedByIds?: ReadonlySet<number>;
 
   constructor(fields: DomainEventFields<MessageSentEvent>) {
     Object.assign(this, fields);

@@ -182,6 +182,8 @@ export interface FlagInputs {
   streamWildcard: boolean;
   topicWildcard: boolean;
   topicParticipantIds: ReadonlySet<number>;
+  /** Recipients who muted the sender: the message arrives read for them (mark_as_read_user_ids). */
+  mutedByIds?: ReadonlySet<number>;
 }
 
 /** The UserMessage flags of one recipient (Zulip's create_user_messages). */
@@ -190,6 +192,7 @@ export function userMessageFlags(userId: number, f: FlagInputs): number {
   if (f.streamWildcard) flags |= Flag.stream_wildcard_mentioned;
   if (f.isDirectMessage) flags |= Flag.is_private;
   if (userId === f.senderId && f.readBySender) flags |= Flag.read;
+  if (f.mutedByIds?.has(userId)) flags |= Flag.read;
   if (f.mentionedUserIds.has(userId) || f.groupMentionedUserIds.has(userId)) flags |= Flag.mentioned;
   if (f.groupMentionedUserIds.has(userId)) flags |= Flag.group_mentioned;
   if (f.topicWildcard && f.topicParticipantIds.has(userId)) flags |= Flag.topic_wildcard_mentioned;

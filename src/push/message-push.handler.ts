@@ -55,7 +55,7 @@ export class MessagePushHandler implements OnModuleInit {
         flags: flagsToApi(flagsByUser.get(r.userId) ?? 0),
         subscription: r.subscription ?? undefined,
         topicVisibility: r.topicVisibility,
-        senderMuted: false,
+        senderMuted: info.mutedByIds?.has(r.userId) ?? false,
         // Zulip's idleness: no event queue (receiver_is_off_zulip), or no recent activity in
         // presence (filter_presence_idle_user_ids; invisible users report none). Online push
         // on: idleness does not matter, so skip the lookups.

@@ -18,6 +18,7 @@ import { pickUserSettings } from '../realm/user-settings';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { NavigationViewsService } from '../users/navigation-views.service';
+import { MutedUsersService } from '../users/muted-users.service';
 import { UsersService } from '../users/users.service';
 import { gravatarUrl } from '../users/user-format';
 import { RegisterArgs } from './dto/register.dto';
@@ -71,6 +72,7 @@ export class RegisterService {
     private readonly messagingState: MessagingStateService,
     private readonly customProfileFields: CustomProfileFieldsService,
     private readonly navigationViews: NavigationViewsService,
+    private readonly mutedUsers: MutedUsersService,
     private readonly presence: PresenceService,
     private readonly userStatus: UserStatusService,
     private readonly realmEmoji: RealmEmojiService,
@@ -127,6 +129,7 @@ export class RegisterService {
     }
     if (want('realm_emoji')) state.realm_emoji = await this.realmEmoji.list(realm.id);
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
+    if (want('muted_users')) state.muted_users = await this.mutedUsers.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
     Object.assign(state, this.unbackedState(want));
     // Presence and status (src/presence).
@@ -223,7 +226,7 @@ export class RegisterService {
   }
 
   /**
-   * Sections for Zulip features this server does not have (alert words, muted users,
+   * Sections for Zulip features this server does not have (alert words,
    * linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
    * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
@@ -236,7 +239,6 @@ export class RegisterService {
     if (want('drafts')) state.drafts = [];
     if (want('scheduled_messages')) state.scheduled_messages = [];
     if (want('reminders')) state.reminders = [];
-    if (want('muted_users')) state.muted_users = [];
     if (want('realm_domains')) state.realm_domains = [];
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
     // realm_filters is always empty in Zulip (the legacy format cannot express templates).

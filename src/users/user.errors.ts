@@ -90,3 +90,10 @@ export const NavigationViewErrors = {
   builtInWithName: () => badRequest('Built-in views cannot have a custom name.'),
   customWithoutName: () => badRequest('Custom views must have a valid name.'),
 };
+
+/** Errors about muting users. */
+export const MutedUserErrors = {
+  cannotMuteSelf: () => badRequest('Cannot mute self'),
+  alreadyMuted: () => badRequest('User already muted'),
+  notMuted: () => badRequest('User is not muted'),
+};

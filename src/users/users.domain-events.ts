@@ -28,3 +28,15 @@ export class UserSettingsChangedEvent {
     readonly changes: ReadonlyMap<string, { old: unknown; new: unknown }>,
   ) {}
 }
+
+/**
+ * A user muted another (do_mute_user). Published inside the mute's transaction: messaging marks
+ * the muted user's unread messages read for the muter (do_mark_muted_user_messages_as_read).
+ */
+export class UserMutedEvent {
+  constructor(
+    readonly realmId: number,
+    readonly userId: number,
+    readonly mutedUserId: number,
+  ) {}
+}

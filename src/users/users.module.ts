@@ -1,3 +1,6 @@
+import { MutedUsersController } from './muted-users.controller';
+import { MutedUsersRepository } from './muted-users.repository';
+import { MutedUsersService } from './muted-users.service';
 import { EmailModule } from '../email/email.module';
 import { EmailChangeController } from './email-change.controller';
 import { EmailChangeService } from './email-change.service';
@@ -48,6 +51,8 @@ import { UserDirectoryService } from './user-directory.service';
     UserAdminService,
     NavigationViewsService,
     CanCreateGroupsGuard,
+    MutedUsersRepository,
+    MutedUsersService,
   ],
   controllers: [
     UsersController,
@@ -56,6 +61,7 @@ import { UserDirectoryService } from './user-directory.service';
     NavigationViewsController,
     SettingsController,
     EmailChangeController,
+    MutedUsersController,
   ],
   exports: [
     AuthService,
@@ -68,6 +74,7 @@ import { UserDirectoryService } from './user-directory.service';
     ProfileDataService,
     NavigationViewsService,
     UserSettingsService,
+    MutedUsersService,
   ],
 })
 export class UsersModule {}

@@ -677,6 +677,9 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
     case 'update_global_notifications':
       state[event.notification_name as string] = event.setting;
       return;
+    case 'muted_users':
+      state.muted_users = event.muted_users;
+      return;
     case 'navigation_view': {
       const views = state.navigation_views as Json[];
       if (event.op === 'add') views.push(event.navigation_view);

@@ -9,6 +9,7 @@ import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
 import { ChannelEmailAddress1795656176353 } from './1795656176353-ChannelEmailAddress';
+import { MutedUsers1795657538779 } from './1795657538779-MutedUsers';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,
   ChannelEmailAddress1795656176353,
+  MutedUsers1795657538779,
 ];

@@ -72,6 +72,34 @@ describe('push notifications for sent messages', () => {
     });
   });
 
+  it('no push for messages from a user the recipient muted', async () => {
+    const token = await fcmDevice('othello@zulip.com');
+    const hamlet = await t.dataSource.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE delivery_email = 'hamlet@zulip.com'`,
+    );
+    const muted = await t
+      .http()
+      .post(`/api/v1/users/me/muted_users/${hamlet[0].id}`)
+      .auth(...(await t.auth('othello@zulip.com')))
+      .type('form')
+      .send({});
+    expect(muted.status).toBe(200);
+    await send('hamlet@zulip.com', { type: 'direct', to: '["othello@zulip.com"]', content: 'you muted me' });
+    await send('hamlet@zulip.com', {
+      type: 'stream',
+      to: 'Verona',
+      topic: 'push',
+      content: '@**Othello, the Moor of Venice** muted mention',
+    });
+    expect(data(token)).toHaveLength(0);
+    await t
+      .http()
+      .delete(`/api/v1/users/me/muted_users/${hamlet[0].id}`)
+      .auth(...(await t.auth('othello@zulip.com')));
+    await send('hamlet@zulip.com', { type: 'direct', to: '["othello@zulip.com"]', content: 'unmuted now' });
+    expect(data(token)).toHaveLength(1);
+  });
+
   it('pushes a personal mention in a channel, but not an ordinary channel message', async () => {
     const token = await fcmDevice('othello@zulip.com');
     await send('hamlet@zulip.com', { type: 'stream', to: 'Verona', topic: 'push', content: 'no mention here' });

@@ -150,6 +150,9 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
       // Deactivating a bot's owner deactivates the bot: its administrators hear of it.
       action: async () => ok(t, 'delete', `/users/${await userId(t, ZOE)}`, DESDEMONA),
     },
+    muted_users: {
+      action: async () => ok(t, 'post', `/users/me/muted_users/${await userId(t, OTHELLO)}`, HAMLET),
+    },
     'navigation_view/add': {
       action: () =>
         ok(t, 'post', '/navigation_views', HAMLET, { fragment: 'narrow/is/alerted', is_pinned: true, name: 'Alerts' }),

@@ -373,6 +373,23 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => ok(t, 'patch', '/navigation_views/narrow/is/alerted', HAMLET, { is_pinned: false }));
       await verify(HAMLET, () => ok(t, 'delete', '/navigation_views/narrow/is/alerted', HAMLET));
     });
+
+    it("muted_users: muting marks the muted user's messages read, then the list; unmuting", async () => {
+      const othello = await userId(t, OTHELLO);
+      await ok(t, 'post', '/messages', OTHELLO, {
+        type: 'direct',
+        to: [await userId(t, HAMLET)],
+        content: 'unread dm',
+      });
+      await ok(t, 'post', '/messages', OTHELLO, { type: 'stream', to: 'Verona', topic: 'muting', content: 'unread' });
+      const events = await verify(HAMLET, () => ok(t, 'post', `/users/me/muted_users/${othello}`, HAMLET), {
+        expectTypes: ['update_message_flags', 'muted_users'],
+      });
+      expect(events.map((e) => e.type)).toEqual(['update_message_flags', 'muted_users']);
+      await verify(HAMLET, () => ok(t, 'delete', `/users/me/muted_users/${othello}`, HAMLET), {
+        expectTypes: ['muted_users'],
+      });
+    });
   });
 
   describe('user groups', () => {
