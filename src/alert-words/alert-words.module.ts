@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
+import { RealmModule } from '../realm/realm.module';
 import { AlertWordsController } from './alert-words.controller';
 import { AlertWordsRepository } from './alert-words.repository';
 import { AlertWordsService } from './alert-words.service';
@@ -9,7 +10,7 @@ import { AlertWordsService } from './alert-words.service';
  * edit paths use to set `has_alert_word`. Owns alert_word; above users, below messaging.
  */
 @Module({
-  imports: [EventsModule],
+  imports: [EventsModule, RealmModule],
   providers: [AlertWordsRepository, AlertWordsService],
   controllers: [AlertWordsController],
   exports: [AlertWordsService],

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ParamErrors } from '../common/errors/param.errors';
-import { onCommit, runInTransaction } from '../database/transaction';
+import { runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
+import type { Realm } from '../realm/realm.entity';
+import { RealmService } from '../realm/realm.service';
 import type { UserProfile } from '../users/user.entity';
 import { AlertWordMatcher } from './alert-word-matcher';
 import { AlertWordErrors } from './alert-words.errors';
@@ -12,11 +14,6 @@ import { AlertWordsRepository } from './alert-words.repository';
 /** Zulip's limit on one alert word (the view's StringConstraints(max_length=100)). */
 export const MAX_ALERT_WORD_LENGTH = 100;
 
-/**
- * How long a process trusts its copy of a realm's words. A change made through this process
- * drops the copy at once; one made through another instance is seen after this long.
- */
-const MATCHER_TTL_MS = 30_000;
 const MATCHER_CACHE_MAX = 10_000;
 
 /** Characters, as Python's len() counts them (code points). */
@@ -51,16 +48,16 @@ function parseWordList(raw: unknown[], maxLength?: number): string[] {
  * Alert words (zerver/views/alert_words.py, zerver/actions/alert_words.py,
  * zerver/lib/alert_words.py): a user's words and phrases whose appearance in a message sets
  * its `has_alert_word` flag for them. The send path asks {@link matcherFor} once per message:
- * the realm's words live in an Aho-Corasick automaton cached per realm, dropped on change.
+ * the realm's words live in an Aho-Corasick automaton cached per realm and version of its words.
  */
 @Injectable()
 export class AlertWordsService {
-  private readonly matchers = new Map<number, { matcher: AlertWordMatcher; at: number }>();
-  /** Bumped by every change of a realm's words: a load that started before it is not kept. */
-  private readonly generations = new Map<number, number>();
+  /** By realm: the matcher of the realm's words at a version of them (realm.alert_words_version). */
+  private readonly matchers = new Map<number, { version: number; matcher: AlertWordMatcher }>();
 
   constructor(
     private readonly repository: AlertWordsRepository,
+    private readonly realms: RealmService,
     private readonly events: EventsService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
@@ -98,32 +95,26 @@ export class AlertWordsService {
     return runInTransaction(this.dataSource, async () => {
       await this.repository.lockUser(user.id);
       await write();
-      this.invalidate(user.realmId);
-      onCommit(() => this.invalidate(user.realmId));
+      await this.realms.bumpAlertWordsVersion(user.realmId);
       const words = await this.wordsOf(user.id);
       this.events.sendOnCommit(user.realmId, { type: 'alert_words', alert_words: words }, [user.id]);
       return words;
     });
   }
 
-  private invalidate(realmId: number): void {
-    this.matchers.delete(realmId);
-    this.generations.set(realmId, (this.generations.get(realmId) ?? 0) + 1);
-  }
-
   /**
-   * The realm's alert-word matcher: no query while cached, one to build it. Zulip's
-   * get_alert_word_automaton.
+   * The realm's alert-word matcher (Zulip's get_alert_word_automaton): built with one query,
+   * then kept while the realm row's alert_words_version stays the same (no query). A change
+   * through any instance bumps the version; the realm row is cached for 2 s at most.
    */
-  async matcherFor(realmId: number): Promise<AlertWordMatcher> {
-    const hit = this.matchers.get(realmId);
-    const now = Date.now();
-    if (hit && now - hit.at < MATCHER_TTL_MS) return hit.matcher;
-    const generation = this.generations.get(realmId) ?? 0;
-    const matcher = new AlertWordMatcher(await this.repository.realmWords(realmId));
-    if ((this.generations.get(realmId) ?? 0) === generation) {
+  async matcherFor(realm: Pick<Realm, 'id' | 'alertWordsVersion'>): Promise<AlertWordMatcher> {
+    const hit = this.matchers.get(realm.id);
+    if (hit && hit.version === realm.alertWordsVersion) return hit.matcher;
+    const matcher = new AlertWordMatcher(await this.repository.realmWords(realm.id));
+    // A request holding an older realm row (cached elsewhere) must not replace a newer matcher.
+    if (!hit || realm.alertWordsVersion > hit.version) {
       if (this.matchers.size >= MATCHER_CACHE_MAX) this.matchers.clear();
-      this.matchers.set(realmId, { matcher, at: now });
+      this.matchers.set(realm.id, { version: realm.alertWordsVersion, matcher });
     }
     return matcher;
   }

@@ -63,7 +63,7 @@ export class MessageRenderService {
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     });
-    const alertWordUserIds = (await this.alertWords.matcherFor(realm.id)).usersMatching(content);
+    const alertWordUserIds = (await this.alertWords.matcherFor(realm)).usersMatching(content);
     return { rendered, groups, alertWordUserIds };
   }
 
@@ -103,7 +103,7 @@ export class MessageRenderService {
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     };
-    const matcher = await this.alertWords.matcherFor(realm.id);
+    const matcher = await this.alertWords.matcherFor(realm);
     return {
       rendered: contents.map((c) => renderMarkdown(c, context)),
       groups,

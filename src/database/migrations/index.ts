@@ -9,6 +9,7 @@ import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
 import { AlertWordsDraftsSnippets1795655178189 } from './1795655178189-AlertWordsDraftsSnippets';
+import { RealmAlertWordsVersion1795656453499 } from './1795656453499-RealmAlertWordsVersion';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,
   AlertWordsDraftsSnippets1795655178189,
+  RealmAlertWordsVersion1795656453499,
 ];

@@ -213,6 +213,23 @@ describe('alert words', () => {
       expect(await alerts('marmalade on toast')).toBe(false);
     });
 
+    it("a change made through another instance is seen once the realm row's version moves", async () => {
+      await setWords(HAMLET, []);
+      expect(await alerts('quince jelly')).toBe(false);
+      // Another instance writes the word and bumps the realm's version; this one still holds its
+      // matcher until it reads the realm row again (cached for 2 s at most).
+      const hamletId = await userId(t, HAMLET);
+      await t.dataSource.query(
+        `INSERT INTO alert_word (realm_id, user_profile_id, word) SELECT realm_id, id, 'quince' FROM user_profile WHERE id = $1`,
+        [hamletId],
+      );
+      await t.dataSource.query(
+        `UPDATE realm SET alert_words_version = alert_words_version + 1 WHERE string_id = 'zulip'`,
+      );
+      t.app.get(RealmService).invalidate();
+      expect(await alerts('quince jelly')).toBe(true);
+    });
+
     it('costs the same statements for a channel with N users having alert words as with 1', async () => {
       const many = await createUsers(t, 'alertmany', 12);
       const [single] = await createUsers(t, 'alertsingle', 1);
