@@ -195,11 +195,15 @@ describe('alert words', () => {
       await setWords(OTHELLO, ['alarm']);
       await call(t, 'post', '/messages/flags', HAMLET, { messages: [id], op: 'add', flag: 'starred' });
       const edit = (content: string) => call(t, 'patch', `/messages/${id}`, HAMLET, { content });
+      const q = await openQueue(t, OTHELLO, ['update_message']);
       expect((await edit('new ALERT for you')).status).toBe(200);
       expect(await hasAlert(HAMLET, id)).toBe(true);
       expect((await edit('sorry false alarm')).status).toBe(200);
       expect(await hasAlert(HAMLET, id)).toBe(false);
       expect(await hasAlert(OTHELLO, id)).toBe(true);
+      // The update_message events carry each user's flags after the edit.
+      const events = await takeEvents(t, q);
+      expect(events.map((e) => (e.flags as string[]).includes('has_alert_word'))).toEqual([false, true]);
       // The other flags are kept.
       expect(((await umFlags(t, HAMLET, id))! & Flag.starred) !== 0).toBe(true);
     });

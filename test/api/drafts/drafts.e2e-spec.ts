@@ -28,9 +28,13 @@ describe('drafts', () => {
   let hamlet: number;
   let othello: number;
   let zoe: number;
+  let learUser: number;
 
   beforeAll(async () => {
     t = await startTestApp();
+    const lear = await t.app.get(RealmService).createRealm({ stringId: 'lear', name: 'Lear & Co' });
+    learUser = (await t.app.get(UsersService).createUser(lear, { email: 'king@lear.example', fullName: 'King Lear' }))
+      .user.id;
     verona = await channelId(t, 'Verona');
     hamlet = await userId(t, HAMLET);
     othello = await userId(t, OTHELLO);
@@ -194,6 +198,7 @@ describe('drafts', () => {
         [{ ...base, type: 'stream', to: [secretId] }, 'Invalid channel ID'],
         [{ ...base, type: 'stream', to: [99999999999999] }, 'Invalid channel ID'],
         [{ ...base, type: 'private', to: [99999999999999] }, 'Invalid user ID 99999999999999'],
+        [{ ...base, type: 'private', to: [othello, learUser] }, `Invalid user ID ${learUser}`],
         [{ ...base, type: 'private', to: [othello, gone] }, `'draftgone0@zulip.com' is no longer using Zulip.`],
         [
           { ...base, type: '', to: [], content: 'Some regular \u0000 content here' },
@@ -246,8 +251,6 @@ describe('drafts', () => {
     it("a missing draft, another user's and another realm's: Draft does not exist (404), unchanged", async () => {
       const draft = { type: 'stream', to: [verona], topic: 'mine', content: 'hands off', timestamp: 1595505700 };
       const [id] = (await create(HAMLET, [draft])).body.ids as number[];
-      const lear = await t.app.get(RealmService).createRealm({ stringId: 'lear', name: 'Lear & Co' });
-      await t.app.get(UsersService).createUser(lear, { email: 'king@lear.example', fullName: 'King Lear' });
       const learCall = async (method: 'patch' | 'delete', path: string, params: Record<string, string> = {}) =>
         t
           .http()
