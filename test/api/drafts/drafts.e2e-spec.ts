@@ -187,6 +187,11 @@ describe('drafts', () => {
       });
       expect(secret.status).toBe(200);
       const secretId = await channelId(t, 'Secret Society');
+      expect(
+        (await call(t, 'post', '/users/me/subscriptions', IAGO, { subscriptions: [{ name: 'Old news' }] })).status,
+      ).toBe(200);
+      const archived = await channelId(t, 'Old news');
+      expect((await call(t, 'delete', `/streams/${archived}`, IAGO)).status).toBe(200);
       const [gone] = await createUsers(t, 'draftgone', 1);
       expect((await call(t, 'delete', `/users/${gone}`, IAGO)).status).toBe(200);
       const base = { topic: 'sync drafts', content: 'Some content', timestamp: 1595479019 };
@@ -197,6 +202,7 @@ describe('drafts', () => {
         [{ ...base, type: 'stream', to: [verona, verona] }, 'Must specify exactly 1 channel ID for channel messages'],
         [{ ...base, type: 'stream', to: [secretId] }, 'Invalid channel ID'],
         [{ ...base, type: 'stream', to: [99999999999999] }, 'Invalid channel ID'],
+        [{ ...base, type: 'stream', to: [archived] }, 'Invalid channel ID'],
         [{ ...base, type: 'private', to: [99999999999999] }, 'Invalid user ID 99999999999999'],
         [{ ...base, type: 'private', to: [othello, learUser] }, `Invalid user ID ${learUser}`],
         [{ ...base, type: 'private', to: [othello, gone] }, `'draftgone0@zulip.com' is no longer using Zulip.`],
