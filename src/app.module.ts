@@ -18,6 +18,8 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { StaticModule } from './static/static.module';
 import { BotStorageModule } from './bot-storage/bot-storage.module';
+import { AlertWordsModule } from './alert-words/alert-words.module';
+import { DraftsModule } from './drafts/drafts.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsService } from './jobs/jobs.service';
 import { MetricsModule } from './metrics/metrics.module';
@@ -58,7 +60,9 @@ export class AppModule implements OnModuleDestroy {
         UsersModule,
         ChannelsModule,
         RealmEmojiModule,
+        AlertWordsModule,
         MessagingModule,
+        DraftsModule,
         PresenceModule,
         UploadsModule,
         RealmAdminModule,

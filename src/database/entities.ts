@@ -23,6 +23,8 @@ import {
 } from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
 import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
+import { AlertWord } from '../alert-words/alert-word.entity';
+import { Draft, SavedSnippet } from '../drafts/draft.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -58,6 +60,9 @@ export const ENTITIES = [
   PresenceSequence,
   UserStatus,
   RealmEmoji,
+  AlertWord,
+  Draft,
+  SavedSnippet,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -143,3 +148,10 @@ foreignKey(UserStatus, 'user_profile_id', () => UserProfile);
 // Custom emoji (src/realm-emoji).
 foreignKey(RealmEmoji, 'realm_id', () => Realm);
 foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);
+foreignKey(AlertWord, 'realm_id', () => Realm);
+foreignKey(AlertWord, 'user_profile_id', () => UserProfile);
+foreignKey(Draft, 'realm_id', () => Realm);
+foreignKey(Draft, 'user_profile_id', () => UserProfile);
+foreignKey(Draft, 'stream_id', () => Stream, 'CASCADE', true);
+foreignKey(SavedSnippet, 'realm_id', () => Realm);
+foreignKey(SavedSnippet, 'user_profile_id', () => UserProfile);

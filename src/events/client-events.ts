@@ -459,6 +459,40 @@ export type AttachmentRemoveEvent = {
   upload_space_used: number;
 };
 
+// ---- alert words, drafts, saved snippets (the user's own) ---------------------------------------
+
+/** The user's whole (sorted) list of alert words after a change. */
+export type AlertWordsEvent = {
+  type: 'alert_words';
+  alert_words: string[];
+};
+
+/** A draft as the API shows it (Zulip's Draft.to_dict). */
+export type DraftDict = {
+  id: number;
+  type: '' | 'stream' | 'private';
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp: number;
+};
+
+export type DraftsAddEvent = { type: 'drafts'; op: 'add'; drafts: DraftDict[] };
+export type DraftsUpdateEvent = { type: 'drafts'; op: 'update'; draft: DraftDict };
+export type DraftsRemoveEvent = { type: 'drafts'; op: 'remove'; draft_id: number };
+
+/** A saved snippet as the API shows it (Zulip's SavedSnippet.to_api_dict). */
+export type SavedSnippetDict = {
+  id: number;
+  title: string;
+  content: string;
+  date_created: number;
+};
+
+export type SavedSnippetsAddEvent = { type: 'saved_snippets'; op: 'add'; saved_snippet: SavedSnippetDict };
+export type SavedSnippetsUpdateEvent = { type: 'saved_snippets'; op: 'update'; saved_snippet: SavedSnippetDict };
+export type SavedSnippetsRemoveEvent = { type: 'saved_snippets'; op: 'remove'; saved_snippet_id: number };
+
 // ---- the queue itself -------------------------------------------------------------------------
 
 /** Ends a long-poll with nothing to report. */
@@ -512,6 +546,13 @@ export type ClientEvent =
   | TypingEditMessageEvent
   | AttachmentAddEvent
   | AttachmentRemoveEvent
+  | AlertWordsEvent
+  | DraftsAddEvent
+  | DraftsUpdateEvent
+  | DraftsRemoveEvent
+  | SavedSnippetsAddEvent
+  | SavedSnippetsUpdateEvent
+  | SavedSnippetsRemoveEvent
   | HeartbeatEvent;
 
 export type ClientEventType = ClientEvent['type'];

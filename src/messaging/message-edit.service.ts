@@ -56,8 +56,13 @@ export interface UpdateMessageInput {
   topic?: string;
 }
 
-const MENTION_MASK =
-  Flag.mentioned | Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned | Flag.group_mentioned;
+/** The flags a content edit recomputes (Zulip's update_user_message_flags). */
+const CONTENT_FLAGS_MASK =
+  Flag.mentioned |
+  Flag.stream_wildcard_mentioned |
+  Flag.topic_wildcard_mentioned |
+  Flag.group_mentioned |
+  Flag.has_alert_word;
 
 /** Zulip's settings.RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS. */
 const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60;
@@ -361,7 +366,7 @@ export class MessageEditService {
     let detached: unknown[] = [];
 
     if (newContent !== null && render !== null) {
-      const { rendered } = render;
+      const { rendered, alertWordUserIds } = render;
       historyEntry.prev_content = message.content;
       historyEntry.prev_rendered_content = message.renderedContent;
       historyEntry.prev_rendered_content_version = MARKDOWN_VERSION;
@@ -377,7 +382,7 @@ export class MessageEditService {
         hasImage: rendered.hasImage,
         hasLink: rendered.hasLink,
       });
-      // Mention flags, recomputed from the new rendering.
+      // Mention and alert-word flags, recomputed from the new rendering.
       const mentioned = new Set([...rendered.mentionedUserIds, ...groupMembers]);
       const ums = await this.repo.userMessages(message.id);
       const perUser = ums.map((um) => {
@@ -386,9 +391,10 @@ export class MessageEditService {
         if (groupMembers.has(um.userId)) f |= Flag.group_mentioned;
         if (rendered.mentionsStreamWildcard && message.isChannelMessage) f |= Flag.stream_wildcard_mentioned;
         if (rendered.mentionsTopicWildcard && topicParticipants.has(um.userId)) f |= Flag.topic_wildcard_mentioned;
+        if (alertWordUserIds.has(um.userId)) f |= Flag.has_alert_word;
         return { userId: um.userId, flags: f };
       });
-      await this.repo.setMentionFlags(message.id, MENTION_MASK, perUser);
+      await this.repo.setMentionFlags(message.id, CONTENT_FLAGS_MASK, perUser);
       detached = await this.relinkAttachments(auth, message.id, message.senderId, rendered.linkedUploadPathIds);
     }
 

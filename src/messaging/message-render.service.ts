@@ -5,6 +5,7 @@ import { Limits } from '../common/limits';
 import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
+import { AlertWordsService } from '../alert-words/alert-words.service';
 import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
 import { isGuest } from './message-access.policy';
 import { hasNul } from './message-text';
@@ -19,13 +20,16 @@ export const MARKDOWN_VERSION = 1;
 
 export interface RenderResult {
   rendered: RenderedMessage;
+  /** Users whose alert words the text contains (their `has_alert_word` flag). */
+  alertWordUserIds: Set<number>;
   /** The user groups the text could mention (to check can_mention_group). */
   groups: MentionGroupRow[];
 }
 
 /**
  * Renders message content for a sender: finds what the text refers to, loads those users,
- * groups, channels and custom emoji in at most four queries (none for plain text), then renders.
+ * groups, channels and custom emoji in at most four queries (none for plain text), then renders;
+ * finds whose alert words it contains with the realm's cached matcher (a query only to build it).
  */
 @Injectable()
 export class MessageRenderService {
@@ -34,6 +38,7 @@ export class MessageRenderService {
     private readonly realms: RealmService,
     private readonly realmEmoji: RealmEmojiService,
     private readonly userGroups: UserGroupsQueryService,
+    private readonly alertWords: AlertWordsService,
   ) {}
 
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
@@ -58,7 +63,8 @@ export class MessageRenderService {
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     });
-    return { rendered, groups };
+    const alertWordUserIds = (await this.alertWords.matcherFor(realm)).usersMatching(content);
+    return { rendered, groups, alertWordUserIds };
   }
 
   /**
@@ -68,7 +74,7 @@ export class MessageRenderService {
   async renderAsSystem(
     realm: Realm,
     contents: string[],
-  ): Promise<{ rendered: RenderedMessage[]; groups: MentionGroupRow[] }> {
+  ): Promise<{ rendered: RenderedMessage[]; groups: MentionGroupRow[]; alertWordUserIds: Array<Set<number>> }> {
     const names = {
       users: new Set<string>(),
       ids: new Set<number>(),
@@ -97,6 +103,11 @@ export class MessageRenderService {
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     };
-    return { rendered: contents.map((c) => renderMarkdown(c, context)), groups };
+    const matcher = await this.alertWords.matcherFor(realm);
+    return {
+      rendered: contents.map((c) => renderMarkdown(c, context)),
+      groups,
+      alertWordUserIds: contents.map((c) => matcher.usersMatching(c)),
+    };
   }
 }

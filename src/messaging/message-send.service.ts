@@ -282,7 +282,7 @@ export class MessageSendService {
     const policyError = topicsPolicyError(effectiveTopicsPolicy(channel.topicsPolicy, realm.topicsPolicy), topic);
     if (policyError) throw Errors.badRequest(policyError);
 
-    const { rendered, groups } = await this.renderer.render(auth, content);
+    const { rendered, groups, alertWordUserIds } = await this.renderer.render(auth, content);
     const canMentionMany = () => this.principals.userHolds(user, realm.id, realm.can_mention_many_users_group, true);
     if (rendered.mentionsStreamWildcard && wildcardNeedsPermission(channel.subscriberIds.length)) {
       if (!(await canMentionMany())) {
@@ -310,6 +310,7 @@ export class MessageSendService {
       topicWildcard: rendered.mentionsTopicWildcard,
       topicParticipantIds: topicParticipants,
       mutedByIds: await this.mutedUsers.mutersOf(realm.id, user.id, channel.subscriberIds),
+      alertWordUserIds,
     };
     const recipients = channel.subscriberIds;
     const flags = recipients.map((id) => userMessageFlags(id, flagInputs));
@@ -456,7 +457,7 @@ export class MessageSendService {
     await this.checkCanSendDirectMessage(auth, recipients, hash);
     const recipientId = await this.messages.directMessageRecipient(hash, participantIds);
 
-    const { rendered, groups } = await this.renderer.render(auth, content);
+    const { rendered, groups, alertWordUserIds } = await this.renderer.render(auth, content);
     const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
     const flagInputs = {
@@ -469,6 +470,7 @@ export class MessageSendService {
       topicWildcard: false,
       topicParticipantIds: new Set<number>(),
       mutedByIds: await this.mutedUsers.mutersOf(realm.id, user.id, participantIds),
+      alertWordUserIds,
     };
     const flags = participantIds.map((id) => userMessageFlags(id, flagInputs));
     const dateSent = new Date();
@@ -538,7 +540,7 @@ export class MessageSendService {
   ): Promise<number[]> {
     if (items.length === 0) return [];
     const contents = items.map((i) => normalizeContent(i.content));
-    const { rendered, groups } = await this.renderer.renderAsSystem(realm, contents);
+    const { rendered, groups, alertWordUserIds } = await this.renderer.renderAsSystem(realm, contents);
     const mentionedGroups = [...new Set(rendered.flatMap((r) => r.mentionedGroupIds))].filter((id) =>
       groups.some((g) => g.id === id),
     );
@@ -577,6 +579,7 @@ export class MessageSendService {
         streamWildcard: r.mentionsStreamWildcard,
         topicWildcard: false,
         topicParticipantIds: new Set<number>(),
+        alertWordUserIds: alertWordUserIds[i],
       };
       const row: MessageRow = {
         id: 0,

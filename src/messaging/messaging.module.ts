@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AlertWordsModule } from '../alert-words/alert-words.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
@@ -36,7 +37,7 @@ import { TopicDeleteService } from './topic-delete.service';
  * delete, report and upload features build on.
  */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule, AlertWordsModule],
   providers: [
     MessagesRepository,
     MessageFetchRepository,

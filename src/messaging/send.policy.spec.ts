@@ -135,12 +135,14 @@ describe('send policy', () => {
       streamWildcard: false,
       topicWildcard: true,
       topicParticipantIds: new Set([1, 4]),
+      alertWordUserIds: new Set([6]),
     };
     expect(userMessageFlags(1, inputs)).toBe(Flag.read | Flag.topic_wildcard_mentioned);
     expect(userMessageFlags(2, inputs)).toBe(Flag.mentioned);
     expect(userMessageFlags(3, inputs)).toBe(Flag.mentioned | Flag.group_mentioned);
     expect(userMessageFlags(4, inputs)).toBe(Flag.topic_wildcard_mentioned);
     expect(userMessageFlags(5, inputs)).toBe(0);
+    expect(userMessageFlags(6, inputs)).toBe(Flag.has_alert_word);
     const dm = { ...inputs, isDirectMessage: true, streamWildcard: true, topicWildcard: false, readBySender: false };
     expect(userMessageFlags(1, dm)).toBe(Flag.is_private | Flag.stream_wildcard_mentioned);
   });

@@ -184,6 +184,8 @@ export interface FlagInputs {
   topicParticipantIds: ReadonlySet<number>;
   /** Recipients who muted the sender: the message arrives read for them (mark_as_read_user_ids). */
   mutedByIds?: ReadonlySet<number>;
+  /** Users whose alert words the message contains (the sender's own included, as Zulip). */
+  alertWordUserIds: ReadonlySet<number>;
 }
 
 /** The UserMessage flags of one recipient (Zulip's create_user_messages). */
@@ -196,6 +198,7 @@ export function userMessageFlags(userId: number, f: FlagInputs): number {
   if (f.mentionedUserIds.has(userId) || f.groupMentionedUserIds.has(userId)) flags |= Flag.mentioned;
   if (f.groupMentionedUserIds.has(userId)) flags |= Flag.group_mentioned;
   if (f.topicWildcard && f.topicParticipantIds.has(userId)) flags |= Flag.topic_wildcard_mentioned;
+  if (f.alertWordUserIds.has(userId)) flags |= Flag.has_alert_word;
   return flags;
 }
 

@@ -26,6 +26,13 @@ export class Realm {
   @Column({ name: 'icon_version', type: 'integer', default: 1 })
   iconVersion: number;
 
+  /**
+   * Bumped by every change of the realm's alert words: the send path keeps a matcher per
+   * realm and version, so every instance sees a change once its realm row is fresh.
+   */
+  @Column({ name: 'alert_words_version', type: 'integer', default: 0 })
+  alertWordsVersion: number;
+
   @Column({ name: 'date_created', type: 'timestamptz', default: () => 'now()' })
   dateCreated: Date;
 

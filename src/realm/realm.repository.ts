@@ -33,6 +33,10 @@ export class RealmRepository {
     await this.em.update(Realm, { id }, values);
   }
 
+  async bumpAlertWordsVersion(id: number): Promise<void> {
+    await this.em.query(`UPDATE realm SET alert_words_version = alert_words_version + 1 WHERE id = $1`, [id]);
+  }
+
   /** Creates the eight system groups of a realm, nested owners ⊂ administrators ⊂ … ⊂ internet. */
   async createSystemGroups(realmId: number): Promise<Map<SystemGroupName, number>> {
     const ids = new Map<SystemGroupName, number>();

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
-import { runInTransaction } from '../database/transaction';
+import { onCommit, runInTransaction } from '../database/transaction';
 import { Realm } from './realm.entity';
 import { RealmRepository } from './realm.repository';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, SystemGroupName } from './system-groups';
@@ -132,6 +132,12 @@ export class RealmService {
   async updateRealm(id: number, values: Partial<Realm>): Promise<void> {
     await this.realms.updateRealm(id, values);
     this.invalidate();
+  }
+
+  /** Marks the realm's alert words changed (inside the change's transaction). */
+  async bumpAlertWordsVersion(realmId: number): Promise<void> {
+    await this.realms.bumpAlertWordsVersion(realmId);
+    onCommit(() => this.invalidate());
   }
 
   systemGroupIds(realmId: number): Promise<Map<SystemGroupName, number>> {

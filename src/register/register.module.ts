@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AlertWordsModule } from '../alert-words/alert-words.module';
+import { DraftsModule } from '../drafts/drafts.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { MessagingModule } from '../messaging/messaging.module';
@@ -10,7 +12,17 @@ import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, RealmEmojiModule, PresenceModule],
+  imports: [
+    EventsModule,
+    RealmModule,
+    UsersModule,
+    ChannelsModule,
+    MessagingModule,
+    RealmEmojiModule,
+    PresenceModule,
+    AlertWordsModule,
+    DraftsModule,
+  ],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

@@ -38,6 +38,9 @@ import { NarrowErrors } from '../messaging/message.errors';
 import { PresenceSettings } from '../presence/presence.constants';
 import { PresenceService } from '../presence/presence.service';
 import { UserStatusService } from '../presence/user-status.service';
+import { AlertWordsService } from '../alert-words/alert-words.service';
+import { DraftsService } from '../drafts/drafts.service';
+import { SavedSnippetsService } from '../drafts/saved-snippets.service';
 
 /** Operators an event queue's narrow may use (zerver/lib/narrow_predicate.py check_narrow_for_events). */
 const EVENT_NARROW_OPERATORS = ['channel', 'stream', 'topic', 'sender', 'is'];
@@ -76,6 +79,9 @@ export class RegisterService {
     private readonly presence: PresenceService,
     private readonly userStatus: UserStatusService,
     private readonly realmEmoji: RealmEmojiService,
+    private readonly alertWords: AlertWordsService,
+    private readonly drafts: DraftsService,
+    private readonly savedSnippets: SavedSnippetsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -131,6 +137,9 @@ export class RegisterService {
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     if (want('muted_users')) state.muted_users = await this.mutedUsers.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
+    if (want('alert_words')) state.alert_words = await this.alertWords.wordsOf(auth.user.id);
+    if (want('saved_snippets')) state.saved_snippets = await this.savedSnippets.snippetsOf(auth.user.id);
+    if (want('drafts')) state.drafts = await this.drafts.draftsForRegister(auth.user.id);
     Object.assign(state, this.unbackedState(want));
     // Presence and status (src/presence).
     if (want('presence')) {
@@ -226,17 +235,14 @@ export class RegisterService {
   }
 
   /**
-   * Sections for Zulip features this server does not have (alert words,
-   * linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
+   * Sections for Zulip features this server does not have (
+   * linkifiers, playgrounds, scheduled messages, reminders,
    * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
   private unbackedState(want: (type: string) => boolean): Record<string, unknown> {
     const state: Record<string, unknown> = {};
-    if (want('alert_words')) state.alert_words = [];
     if (want('onboarding_steps')) Object.assign(state, { onboarding_steps: [], navigation_tour_video_url: null });
-    if (want('saved_snippets')) state.saved_snippets = [];
-    if (want('drafts')) state.drafts = [];
     if (want('scheduled_messages')) state.scheduled_messages = [];
     if (want('reminders')) state.reminders = [];
     if (want('realm_domains')) state.realm_domains = [];

@@ -666,9 +666,33 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       return;
     case 'user_status':
       return applyUserStatus(state, event);
+    case 'alert_words':
+      state.alert_words = event.alert_words;
+      return;
+    case 'drafts': {
+      // Zulip's apply_event: append, replace or drop by id (the order is normalized below).
+      const drafts = state.drafts as Json[];
+      if (event.op === 'add') drafts.push(...(event.drafts as Json[]));
+      else if (event.op === 'update') state.drafts = drafts.map((d) => (d.id === event.draft.id ? event.draft : d));
+      else if (event.op === 'remove') state.drafts = drafts.filter((d) => d.id !== event.draft_id);
+      return;
+    }
+    case 'saved_snippets': {
+      const snippets = state.saved_snippets as Json[];
+      const snippet = event.saved_snippet;
+      if (event.op === 'add') snippets.push(snippet);
+      else if (event.op === 'update') state.saved_snippets = snippets.map((x) => (x.id === snippet!.id ? snippet : x));
+      else if (event.op === 'remove') state.saved_snippets = snippets.filter((x) => x.id !== event.saved_snippet_id);
+      return;
+    }
     case 'user_settings':
       if (event.property in state) state[event.property] = event.value;
       state.user_settings[event.property] = event.value;
+      // Turning synchronization off deletes the server's drafts without draft events (Zulip's
+      // do_change_user_setting); a client keeps its own copies, the server's list is empty.
+      if (event.property === 'enable_drafts_synchronization' && event.value === false && state.drafts) {
+        state.drafts = [];
+      }
       return;
     // The legacy forms (clients without user_settings_object): top-level keys, as Zulip's apply_event.
     case 'update_display_settings':
@@ -832,6 +856,8 @@ export function normalizeState(state: State): State {
     u.mentions.sort(numeric);
   }
   if (Array.isArray(copy.starred_messages)) copy.starred_messages.sort(numeric);
+  // /register lists drafts newest first; events append them (Zulip's apply_event does too).
+  if (Array.isArray(copy.drafts)) copy.drafts.sort((a, b) => a.id - b.id);
   for (const group of (copy.realm_user_groups ?? []) as Json[]) {
     group.members.sort(numeric);
     group.direct_subgroup_ids.sort(numeric);

@@ -8,7 +8,9 @@ import { Presence1795644993558 } from './1795644993558-Presence';
 import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
+import { AlertWordsDraftsSnippets1795655178189 } from './1795655178189-AlertWordsDraftsSnippets';
 import { ChannelEmailAddress1795656176353 } from './1795656176353-ChannelEmailAddress';
+import { RealmAlertWordsVersion1795656453499 } from './1795656453499-RealmAlertWordsVersion';
 import { MutedUsers1795657538779 } from './1795657538779-MutedUsers';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
@@ -23,6 +25,8 @@ export const MIGRATIONS = [
   RealmEmoji1795645131611,
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,
+  AlertWordsDraftsSnippets1795655178189,
   ChannelEmailAddress1795656176353,
+  RealmAlertWordsVersion1795656453499,
   MutedUsers1795657538779,
 ];

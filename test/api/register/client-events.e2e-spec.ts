@@ -353,6 +353,33 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     user_status: {
       action: () => ok(t, 'post', '/users/me/status', OTHELLO, { status_text: 'out to lunch', emoji_name: 'car' }),
     },
+    // ---- alert words, drafts, saved snippets (the user's own queues)
+    alert_words: { action: () => ok(t, 'post', '/users/me/alert_words', HAMLET, { alert_words: ['events'] }) },
+    'drafts/add': {
+      action: async () => {
+        const drafts = [
+          { type: 'stream', to: [await verona()], topic: 'plans', content: 'A draft', timestamp: 1700000000 },
+        ];
+        made.draft = ((await ok(t, 'post', '/drafts', HAMLET, { drafts })).ids as number[])[0];
+      },
+    },
+    'drafts/update': {
+      action: async () =>
+        ok(t, 'patch', `/drafts/${made.draft}`, HAMLET, {
+          draft: { type: 'private', to: [await userId(t, OTHELLO)], topic: '', content: 'Now private' },
+        }),
+    },
+    'drafts/remove': { action: () => ok(t, 'delete', `/drafts/${made.draft}`, HAMLET) },
+    'saved_snippets/add': {
+      action: async () => {
+        made.snippet = (await ok(t, 'post', '/saved_snippets', HAMLET, { title: 'Hi', content: 'Hello!' }))
+          .saved_snippet_id as number;
+      },
+    },
+    'saved_snippets/update': {
+      action: () => ok(t, 'patch', `/saved_snippets/${made.snippet}`, HAMLET, { content: 'Hello again!' }),
+    },
+    'saved_snippets/remove': { action: () => ok(t, 'delete', `/saved_snippets/${made.snippet}`, HAMLET) },
     // ---- the queue itself: a long-poll with nothing to report ends with a heartbeat.
     heartbeat: {
       action: async (queues) => {

@@ -748,6 +748,61 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('alert words, drafts, saved snippets', () => {
+    it('alert_words (add, add again ignoring case, remove)', async () => {
+      await verify(HAMLET, () => ok(t, 'post', '/users/me/alert_words', HAMLET, { alert_words: ['Tea', 'scones'] }), {
+        expectTypes: ['alert_words'],
+      });
+      await verify(HAMLET, () => ok(t, 'post', '/users/me/alert_words', HAMLET, { alert_words: ['TEA', 'jam'] }));
+      await verify(HAMLET, () => ok(t, 'delete', '/users/me/alert_words', HAMLET, { alert_words: ['tea'] }));
+    });
+
+    it('drafts (add several, update, remove, synchronization turned off)', async () => {
+      const verona = await channelId(t, 'Verona');
+      const othello = await userId(t, OTHELLO);
+      let ids: number[] = [];
+      await verify(
+        HAMLET,
+        async () => {
+          ids = (
+            await ok(t, 'post', '/drafts', HAMLET, {
+              drafts: [
+                { type: 'stream', to: [verona], topic: 'later', content: 'first', timestamp: 1700000100 },
+                { type: 'private', to: [othello], topic: '', content: 'second', timestamp: 1700000000 },
+              ],
+            })
+          ).ids as number[];
+        },
+        { expectTypes: ['drafts'] },
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'patch', `/drafts/${ids[1]}`, HAMLET, {
+          draft: { type: '', to: [], topic: '', content: 'no recipient', timestamp: 1700000200 },
+        }),
+      );
+      await verify(HAMLET, () => ok(t, 'delete', `/drafts/${ids[0]}`, HAMLET));
+      // Turning synchronization off deletes the drafts without draft events (as Zulip).
+      await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { enable_drafts_synchronization: false }), {
+        expectTypes: ['user_settings'],
+      });
+      await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { enable_drafts_synchronization: true }));
+    });
+
+    it('saved_snippets (add, update, remove)', async () => {
+      let id = 0;
+      await verify(
+        HAMLET,
+        async () => {
+          id = (await ok(t, 'post', '/saved_snippets', HAMLET, { title: 'Greeting', content: 'Hello' }))
+            .saved_snippet_id as number;
+        },
+        { expectTypes: ['saved_snippets'] },
+      );
+      await verify(HAMLET, () => ok(t, 'patch', `/saved_snippets/${id}`, HAMLET, { title: 'Hi' }));
+      await verify(HAMLET, () => ok(t, 'delete', `/saved_snippets/${id}`, HAMLET));
+    });
+  });
+
   it('covers the event types the server emits today', () => {
     const expected = [
       'realm/update',
@@ -790,6 +845,13 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'user_status',
       'user_settings/update',
       'presence',
+      'alert_words',
+      'drafts/add',
+      'drafts/update',
+      'drafts/remove',
+      'saved_snippets/add',
+      'saved_snippets/update',
+      'saved_snippets/remove',
     ];
     expect([...covered].sort()).toEqual(expect.arrayContaining(expected));
   });
