@@ -34,6 +34,8 @@ const OWNERS = {
   attachment_message: 'uploads',
   push_device_token: 'push',
   realm_emoji: 'realm-emoji',
+  realm_filter: 'linkifiers',
+  realm_playground: 'playgrounds',
   bot_storage_data: 'bot-storage',
   user_presence: 'presence',
   presence_sequence: 'presence',

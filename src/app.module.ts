@@ -28,6 +28,8 @@ import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
 import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
+import { LinkifierModule } from './linkifiers/linkifier.module';
+import { PlaygroundModule } from './playgrounds/playground.module';
 import { RegisterModule } from './register/register.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
@@ -58,6 +60,8 @@ export class AppModule implements OnModuleDestroy {
         UsersModule,
         ChannelsModule,
         RealmEmojiModule,
+        LinkifierModule,
+        PlaygroundModule,
         MessagingModule,
         PresenceModule,
         UploadsModule,

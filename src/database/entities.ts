@@ -21,6 +21,8 @@ import {
 } from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
 import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
+import { RealmFilter } from '../linkifiers/linkifier.entity';
+import { RealmPlayground } from '../playgrounds/playground.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -54,6 +56,8 @@ export const ENTITIES = [
   PresenceSequence,
   UserStatus,
   RealmEmoji,
+  RealmFilter,
+  RealmPlayground,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -132,4 +136,6 @@ foreignKey(PresenceSequence, 'realm_id', () => Realm);
 foreignKey(UserStatus, 'user_profile_id', () => UserProfile);
 // Custom emoji (src/realm-emoji).
 foreignKey(RealmEmoji, 'realm_id', () => Realm);
+foreignKey(RealmFilter, 'realm_id', () => Realm);
+foreignKey(RealmPlayground, 'realm_id', () => Realm);
 foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);

@@ -3,6 +3,7 @@ import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
+import { LinkifierModule } from '../linkifiers/linkifier.module';
 import { UsersModule } from '../users/users.module';
 import { ChannelMessagesHandler } from './channel-messages.handler';
 import { Clock } from './clock';
@@ -35,7 +36,7 @@ import { MessageHistoryService } from './message-history.service';
  * delete, report and upload features build on.
  */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule],
+  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule, LinkifierModule],
   providers: [
     MessagesRepository,
     MessageFetchRepository,
