@@ -42,7 +42,9 @@ export function compileRe2(pattern: string, flags = 'u'): RE2 | { error: string 
   try {
     return new RE2(pattern, flags);
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    // RE2's SyntaxError (checked by shape: it may come from another realm's Error class).
+    const message = (err as { message?: unknown } | null)?.message;
+    return { error: typeof message === 'string' ? message : String(err) };
   }
 }
 

@@ -6,10 +6,11 @@ import { PlaygroundValidationTexts as T } from './playground.errors';
 /** Zulip's RealmPlayground.MAX_PYGMENTS_LANGUAGE_LENGTH. */
 export const MAX_PYGMENTS_LANGUAGE_LENGTH = 40;
 
-/** The view's check_pygments_language: letters of either case, digits, space, `_ + , - . / #`. */
-export const VIEW_LANGUAGE_RE = /^[ a-zA-Z0-9_+,\-./#]*$/;
-/** The model's PLAYGROUND_LANGUAGE_REGEX: lowercase, no space, not empty. */
-const MODEL_LANGUAGE_RE = /^[a-z0-9_+,\-./#]+$/;
+/**
+ * The characters of a language name (Zulip's view and model both check them): letters, digits,
+ * space, `_ + , - . / #` (Zulip's `+-.` is a range).
+ */
+export const LANGUAGE_RE = /^[ a-zA-Z0-9_+,\-./#]*$/;
 
 /**
  * RealmPlayground.full_clean without the uniqueness check, in Django's order: the fields
@@ -21,7 +22,7 @@ export function playgroundErrors(name: string, language: string, urlTemplate: st
   checkUrlTemplateField(errors, urlTemplate);
   if (name === '') addError(errors, 'name', ModelValidationTexts.blank);
   if (language === '') addError(errors, 'pygments_language', ModelValidationTexts.blank);
-  else if (!MODEL_LANGUAGE_RE.test(language)) addError(errors, 'pygments_language', T.invalidLanguage);
+  else if (!LANGUAGE_RE.test(language)) addError(errors, 'pygments_language', T.invalidLanguage);
   const template = parseUriTemplate(urlTemplate);
   if (template !== null) {
     const variables = uriTemplateVariables(template);

@@ -11,7 +11,7 @@ import { addError } from '../linkifiers/linkifier.policy';
 import { nulPosition } from '../realm/text-checks';
 import { UserDirectoryService } from '../users/user-directory.service';
 import { PlaygroundErrors, PlaygroundValidationTexts } from './playground.errors';
-import { MAX_PYGMENTS_LANGUAGE_LENGTH, playgroundErrors, VIEW_LANGUAGE_RE } from './playground.policy';
+import { MAX_PYGMENTS_LANGUAGE_LENGTH, playgroundErrors, LANGUAGE_RE } from './playground.policy';
 import { PlaygroundRepository } from './playground.repository';
 
 export interface PlaygroundInput {
@@ -40,7 +40,7 @@ export class PlaygroundService {
     if ([...language].length > MAX_PYGMENTS_LANGUAGE_LENGTH) {
       throw ParamErrors.tooLong('pygments_language', MAX_PYGMENTS_LANGUAGE_LENGTH);
     }
-    if (!VIEW_LANGUAGE_RE.test(language)) throw PlaygroundErrors.invalidLanguage();
+    if (!LANGUAGE_RE.test(language)) throw PlaygroundErrors.invalidLanguage();
   }
 
   /** add_realm_playground + do_add_realm_playground. */
@@ -69,7 +69,11 @@ export class PlaygroundService {
     });
   }
 
-  /** delete_realm_playground: another realm's id is an unknown id. */
+  /**
+   * delete_realm_playground: another realm's id is an unknown id. (Zulip also clears the realm's
+   * default_code_block_language when it is this playground's language; this server does not
+   * store that setting yet: it is always empty.)
+   */
   async remove(auth: AuthContext, id: number): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
       const realmId = auth.realm.id;
