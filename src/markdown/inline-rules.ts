@@ -315,6 +315,22 @@ function nextLinkifierStart(state: StateInline, pos: number): number {
 }
 
 /**
+ * Does a code span start inside [start, end)? Zulip replaces code spans before linkifiers run,
+ * so a match never runs into one. Only the first few backtick runs are tried (a pattern matching
+ * long runs of backticks cannot make this quadratic).
+ */
+function crossesCodeSpan(state: StateInline, start: number, end: number): boolean {
+  const { src } = state;
+  let runs = 0;
+  for (let i = src.indexOf('`', start); i >= 0 && i < end && runs < 4; i = src.indexOf('`', i + 1)) {
+    if (src.charCodeAt(i - 1) === 0x60) continue;
+    runs++;
+    if (codeSpanLength(src, i, state.posMax) > 0) return true;
+  }
+  return false;
+}
+
+/**
  * Realm linkifiers (Zulip's LinkifierPattern): after code, links, autolinks, mentions, channel
  * links, times and TeX, before emphasis and emoji. A URL that fails the link checks leaves the
  * text as it is (url_to_a).
@@ -326,6 +342,7 @@ function linkifierRule(state: StateInline, silent: boolean): boolean {
   if (links.length === 0) return false;
   const link = links[firstLinkFrom(links, state.pos)] as LinkifierMatch | undefined;
   if (!link || link.start !== state.pos || link.end > state.posMax) return false;
+  if (crossesCodeSpan(state, link.start, link.end)) return false;
   const sanitized = sanitizeLinkUrl(link.url);
   if (sanitized === null) return false;
   if (!silent) {

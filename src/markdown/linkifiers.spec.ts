@@ -65,6 +65,12 @@ describe('linkifiers in messages', () => {
     );
   });
 
+  it('does not run a match into a code span', () => {
+    const pair: [string, string] = ['see (?P<x>\\S+ \\S+)', 'https://x.example/{x}'];
+    expect(render('see `a b` now', pair)).toBe('<p>see <code>a b</code> now</p>');
+    expect(render('see a` b now', pair)).toBe('<p><a href="https://x.example/a%60%20b">see a` b</a> now</p>');
+  });
+
   it('escapes in templates and multi-word patterns (test_realm_patterns)', () => {
     expect(render('url-123 is well-escaped', ['url-(?P<id>[0-9]+)', 'https://example.com/A%20Test/%%%ba/{id}'])).toBe(
       '<p><a href="https://example.com/A%20Test/%25%25%ba/123">url-123</a> is well-escaped</p>',
