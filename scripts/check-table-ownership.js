@@ -36,6 +36,8 @@ const OWNERS = {
   attachment_message: 'uploads',
   push_device_token: 'push',
   realm_emoji: 'realm-emoji',
+  realm_filter: 'linkifiers',
+  realm_playground: 'playgrounds',
   bot_storage_data: 'bot-storage',
   alert_word: 'alert-words',
   draft: 'drafts',

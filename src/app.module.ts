@@ -30,6 +30,8 @@ import { PushModule } from './push/push.module';
 import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
 import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
+import { LinkifierModule } from './linkifiers/linkifier.module';
+import { PlaygroundModule } from './playgrounds/playground.module';
 import { RegisterModule } from './register/register.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
@@ -61,6 +63,8 @@ export class AppModule implements OnModuleDestroy {
         ChannelsModule,
         RealmEmojiModule,
         AlertWordsModule,
+        LinkifierModule,
+        PlaygroundModule,
         MessagingModule,
         DraftsModule,
         PresenceModule,

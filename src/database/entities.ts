@@ -25,6 +25,8 @@ import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
 import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
 import { AlertWord } from '../alert-words/alert-word.entity';
 import { Draft, SavedSnippet } from '../drafts/draft.entity';
+import { RealmFilter } from '../linkifiers/linkifier.entity';
+import { RealmPlayground } from '../playgrounds/playground.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -63,6 +65,8 @@ export const ENTITIES = [
   AlertWord,
   Draft,
   SavedSnippet,
+  RealmFilter,
+  RealmPlayground,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -147,6 +151,8 @@ foreignKey(PresenceSequence, 'realm_id', () => Realm);
 foreignKey(UserStatus, 'user_profile_id', () => UserProfile);
 // Custom emoji (src/realm-emoji).
 foreignKey(RealmEmoji, 'realm_id', () => Realm);
+foreignKey(RealmFilter, 'realm_id', () => Realm);
+foreignKey(RealmPlayground, 'realm_id', () => Realm);
 foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);
 foreignKey(AlertWord, 'realm_id', () => Realm);
 foreignKey(AlertWord, 'user_profile_id', () => UserProfile);

@@ -99,6 +99,24 @@ export type RealmEmojiUpdateEvent = {
   realm_emoji: Record<string, RealmEmojiDict>;
 };
 
+/** A linkifier as /register, GET /realm/linkifiers and events show it. */
+export type LinkifierDict = { id: number; pattern: string; url_template: string };
+
+/** The realm's linkifiers changed: all of them, in order (empty for clients without linkifier_url_template). */
+export type RealmLinkifiersEvent = {
+  type: 'realm_linkifiers';
+  realm_linkifiers: LinkifierDict[];
+};
+
+/** A code playground as /register and events show it. */
+export type RealmPlaygroundDict = { id: number; name: string; pygments_language: string; url_template: string };
+
+/** The realm's code playgrounds changed: all of them. */
+export type RealmPlaygroundsEvent = {
+  type: 'realm_playgrounds';
+  realm_playgrounds: RealmPlaygroundDict[];
+};
+
 // ---- users ------------------------------------------------------------------------------------
 
 /** A new user (userDict in users/user-format.ts, with `profile_data`). */
@@ -510,6 +528,8 @@ export type ClientEvent =
   | UpdateGlobalNotificationsEvent
   | CustomProfileFieldsEvent
   | RealmEmojiUpdateEvent
+  | RealmLinkifiersEvent
+  | RealmPlaygroundsEvent
   | RealmUserAddEvent
   | RealmUserUpdateEvent
   | RealmBotUpdateEvent

@@ -15,6 +15,7 @@ import type {
 import { HtmlStash } from './fenced-blocks';
 import { RenderBudgetExceeded, resolveLimits } from './limits';
 import { defaultThumbnailUrl } from './url';
+import type { CompiledLinkifier, LinkifierMatch } from './linkifiers';
 
 export interface ResolvedContext {
   readonly realmUrl: string | undefined;
@@ -23,6 +24,7 @@ export interface ResolvedContext {
   readonly groupsByName: ReadonlyMap<string, MentionGroup>;
   readonly channelsByName: ReadonlyMap<string, LinkableChannel>;
   readonly realmEmojiByName: ReadonlyMap<string, RealmEmoji>;
+  readonly linkifiers: readonly CompiledLinkifier[];
   readonly translateEmoticons: boolean;
   readonly imagePreviews: boolean;
   readonly thumbnailUrl: (url: string, size: ThumbnailSize) => string;
@@ -59,6 +61,7 @@ export function resolveContext(context: MarkdownContext = {}): ResolvedContext {
     groupsByName,
     channelsByName,
     realmEmojiByName,
+    linkifiers: context.linkifiers ?? [],
     translateEmoticons: context.translateEmoticons ?? false,
     imagePreviews: context.imagePreviews ?? true,
     thumbnailUrl: context.thumbnailUrl ?? defaultThumbnailUrl,
@@ -95,6 +98,8 @@ export interface RenderEnv {
   /** Set while parsing link text, where Zulip does no further formatting. */
   inLink: boolean;
   inlineDepth: number;
+  /** The linkifier links of the inline text last parsed. */
+  linkifierCache: { src: string; links: readonly LinkifierMatch[] } | null;
 }
 
 export function createEnv(ctx: ResolvedContext, now: number): RenderEnv {
@@ -117,6 +122,7 @@ export function createEnv(ctx: ResolvedContext, now: number): RenderEnv {
     inQuote: false,
     inLink: false,
     inlineDepth: 0,
+    linkifierCache: null,
   };
 }
 

@@ -10,6 +10,9 @@ import { renderMarkdown } from './render';
 export { renderMarkdown };
 export { DEFAULT_LIMITS } from './limits';
 export { sanitizeHtml, isSafeUrl } from './sanitize';
+export { compileLinkifiers, compileRe2, namedGroups, type CompiledLinkifier, type LinkifierDef } from './linkifiers';
+export { topicLinks, type TopicLink } from './topic-links';
+export { isValidUriTemplate, parseUriTemplate, uriTemplateVariables } from './uri-template';
 export type {
   DegradedReason,
   LinkableChannel,

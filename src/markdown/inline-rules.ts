@@ -12,6 +12,8 @@ import { escapeText, openTag } from './html';
 import { canStartUrlAfter, matchAutolink, mightBeAutolink } from './autolink';
 import { rewriteLocalLink, sanitizeLinkUrl } from './url';
 import { renderTex } from './tex';
+import { findLinkifierLinks, type LinkifierMatch } from './linkifiers';
+import { checkDeadline } from './context';
 import { formatIsoSeconds, parseTimestamp } from './timestamp';
 import {
   EMOTICON_CONVERSIONS,
@@ -276,6 +278,82 @@ function autolinkRule(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
+/**
+ * The linkifier links of the inline text being parsed, found once per text (every linkifier
+ * over the whole text, as Zulip applies them to a text node) and sorted by position.
+ */
+function linkifierLinks(state: StateInline): readonly LinkifierMatch[] {
+  const env = envOf(state);
+  if (env.ctx.linkifiers.length === 0) return [];
+  if (env.linkifierCache?.src !== state.src) {
+    env.linkifierCache = {
+      src: state.src,
+      links: findLinkifierLinks(env.ctx.linkifiers, state.src, () => checkDeadline(env)),
+    };
+  }
+  return env.linkifierCache.links;
+}
+
+/** Index of the first link starting at or after `pos` (binary search). */
+function firstLinkFrom(links: readonly LinkifierMatch[], pos: number): number {
+  let lo = 0;
+  let hi = links.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (links[mid].start < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Where the text rule must stop for a linkifier link, or posMax. */
+function nextLinkifierStart(state: StateInline, pos: number): number {
+  const links = linkifierLinks(state);
+  if (links.length === 0) return state.posMax;
+  const i = firstLinkFrom(links, pos);
+  return i < links.length ? Math.min(links[i].start, state.posMax) : state.posMax;
+}
+
+/**
+ * Does a code span start inside [start, end)? Zulip replaces code spans before linkifiers run,
+ * so a match never runs into one. Only the first few backtick runs are tried (a pattern matching
+ * long runs of backticks cannot make this quadratic).
+ */
+function crossesCodeSpan(state: StateInline, start: number, end: number): boolean {
+  const { src } = state;
+  let runs = 0;
+  for (let i = src.indexOf('`', start); i >= 0 && i < end && runs < 4; i = src.indexOf('`', i + 1)) {
+    if (src.charCodeAt(i - 1) === 0x60) continue;
+    runs++;
+    if (codeSpanLength(src, i, state.posMax) > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Realm linkifiers (Zulip's LinkifierPattern): after code, links, autolinks, mentions, channel
+ * links, times and TeX, before emphasis and emoji. A URL that fails the link checks leaves the
+ * text as it is (url_to_a).
+ */
+function linkifierRule(state: StateInline, silent: boolean): boolean {
+  const env = envOf(state);
+  if (env.inLink) return false;
+  const links = linkifierLinks(state);
+  if (links.length === 0) return false;
+  const link = links[firstLinkFrom(links, state.pos)] as LinkifierMatch | undefined;
+  if (!link || link.start !== state.pos || link.end > state.posMax) return false;
+  if (crossesCodeSpan(state, link.start, link.end)) return false;
+  const sanitized = sanitizeLinkUrl(link.url);
+  if (sanitized === null) return false;
+  if (!silent) {
+    pushLink(state, rewriteLocalLink(sanitized, env.ctx.realmUrl), undefined, { kind: 'linkifier', text: link.text });
+    state.push('text', '', 0).content = link.text;
+    state.push('link_close', 'a', -1);
+  }
+  state.pos = link.end;
+  return true;
+}
+
 function applyResolved(
   state: StateInline,
   silent: boolean,
@@ -465,8 +543,9 @@ function mightStartEmoji(src: string, pos: number): boolean {
 
 /** Plain text up to the next place where another rule might match. */
 function textRule(state: StateInline, silent: boolean): boolean {
-  const { src, posMax } = state;
+  const { src } = state;
   let pos = state.pos;
+  const posMax = nextLinkifierStart(state, pos);
   while (pos < posMax) {
     const code = src.charCodeAt(pos);
     if (code < 0x80) {
@@ -502,6 +581,7 @@ export function installInlineRules(md: MarkdownIt.MarkdownIt): void {
     ['zulip_channel_link', channelLinkRule],
     ['zulip_timestamp', timestampRule],
     ['zulip_tex', texRule],
+    ['zulip_linkifier', linkifierRule],
     ['zulip_strong', strongRule],
     ['zulip_em', emRule],
     ['zulip_del', delRule],

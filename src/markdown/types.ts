@@ -1,3 +1,5 @@
+import type { CompiledLinkifier } from './linkifiers';
+
 /**
  * Public types of the Markdown renderer.  Rendering is two-phase so that it
  * never touches the database:
@@ -68,6 +70,8 @@ export interface MarkdownContext {
   readonly channels?: readonly LinkableChannel[];
   /** Active realm emoji; they win over Unicode emoji of the same name. */
   readonly realmEmoji?: readonly RealmEmoji[];
+  /** The realm's linkifiers, in order (compileLinkifiers; compile once per realm, not per render). */
+  readonly linkifiers?: readonly CompiledLinkifier[];
   /** The sender's `translate_emoticons` setting: `:)` becomes 🙂. */
   readonly translateEmoticons?: boolean;
   /** The realm's `inline_image_preview` setting (default true). */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ChannelQueriesService } from '../channels/channel-queries.service';
+import { LinkifierService } from '../linkifiers/linkifier.service';
 import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -98,6 +99,7 @@ export class MessageEditService {
     private readonly principals: PrincipalService,
     private readonly userGroups: UserGroupsQueryService,
     private readonly channelQueries: ChannelQueriesService,
+    private readonly linkifiers: LinkifierService,
   ) {}
 
   async updateMessage(auth: AuthContext, messageId: number, input: UpdateMessageInput) {
@@ -439,7 +441,7 @@ export class MessageEditService {
     if (edit.topic) {
       event.orig_subject = origTopic;
       event.subject = targetTopic;
-      event.topic_links = [];
+      event.topic_links = (await this.linkifiers.forRendering(realm.id)).topicLinks(targetTopic);
       historyEntry.prev_topic = origTopic;
       historyEntry.topic = targetTopic;
     }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
 import { dbIds, isDbId } from '../database/ids';
+import { LinkifierService } from '../linkifiers/linkifier.service';
 import { RealmService } from '../realm/realm.service';
 import { ANY_MENTION_MASK, DEFAULT_HISTORICAL_FLAGS, Flag } from './flags';
 import {
@@ -80,6 +81,7 @@ export class MessageFetchService {
     private readonly access: MessageAccessService,
     private readonly realms: RealmService,
     private readonly principals: PrincipalService,
+    private readonly linkifiers: LinkifierService,
   ) {}
 
   async getMessages(auth: AuthContext, input: GetMessagesInput): Promise<Record<string, unknown>> {
@@ -109,7 +111,7 @@ export class MessageFetchService {
     if (numBefore > 0 && numAfter > 0 && !includeAnchor) {
       throw MessageErrors.anchorExcludedInside();
     }
-    const opts = this.formatOptions(auth, input);
+    const opts = await this.formatOptions(auth, input);
 
     if (input.messageIds !== undefined) {
       const built = await this.buildQuery(auth, terms);
@@ -216,10 +218,11 @@ export class MessageFetchService {
     };
   }
 
-  private formatOptions(
+  private async formatOptions(
     auth: AuthContext,
     input: { applyMarkdown: boolean; clientGravatar: boolean; allowEmptyTopicName: boolean },
-  ): FormatOptions {
+  ): Promise<FormatOptions> {
+    const linkifiers = await this.linkifiers.forRendering(auth.realm.id);
     return {
       applyMarkdown: input.applyMarkdown,
       clientGravatar: input.clientGravatar,
@@ -227,6 +230,7 @@ export class MessageFetchService {
       realmStringId: auth.realm.stringId,
       realmHost: this.realms.realmHost(auth.realm),
       editHistoryVisibility: auth.realm.messageEditHistoryVisibilityPolicy,
+      topicLinks: linkifiers.topicLinks,
     };
   }
 
@@ -493,7 +497,7 @@ export class MessageFetchService {
     input: { applyMarkdown: boolean; allowEmptyTopicName: boolean },
   ): Promise<Record<string, unknown>> {
     const accessed = await this.access.accessMessage(auth, messageId, { isModifying: false });
-    const opts = this.formatOptions(auth, { ...input, clientGravatar: false });
+    const opts = await this.formatOptions(auth, { ...input, clientGravatar: false });
     const flags = accessed.userMessageFlags ?? DEFAULT_HISTORICAL_FLAGS;
     const [dict] = await this.formatMessages(
       auth,

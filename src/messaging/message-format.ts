@@ -64,6 +64,8 @@ export interface FormatOptions {
   realmHost: string;
   /** The realm's message_edit_history_visibility_policy (`all` when absent). */
   editHistoryVisibility?: string;
+  /** Zulip's topic_links for a topic (the realm's linkifiers and bare URLs); none when absent. */
+  topicLinks?: (topic: string) => Array<{ text: string; url: string }>;
 }
 
 /** The API email: the real address when everyone may see it, else `user<id>@<realm host>`. */
@@ -211,7 +213,7 @@ export function messageDict(
     timestamp: Math.floor(message.dateSent.getTime() / 1000),
     client: message.sendingClient,
     subject: message.isChannelMessage ? topicForClient(message.subject, opts.allowEmptyTopicName) : message.subject,
-    topic_links: [],
+    topic_links: opts.topicLinks && message.isChannelMessage ? opts.topicLinks(message.subject) : [],
     is_me_message: isMeMessage(message.content, rendered),
     reactions: reactionDicts(reactions),
     submessages: [],

@@ -6,6 +6,7 @@ import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
 import { AlertWordsService } from '../alert-words/alert-words.service';
+import { LinkifierService } from '../linkifiers/linkifier.service';
 import { collectReferences, renderMarkdown, type RenderedMessage } from './markdown';
 import { isGuest } from './message-access.policy';
 import { hasNul } from './message-text';
@@ -28,8 +29,9 @@ export interface RenderResult {
 
 /**
  * Renders message content for a sender: finds what the text refers to, loads those users,
- * groups, channels and custom emoji in at most four queries (none for plain text), then renders;
- * finds whose alert words it contains with the realm's cached matcher (a query only to build it).
+ * groups, channels and custom emoji in at most four queries (none for plain text) and the realm's
+ * linkifiers (cached), then renders; finds whose alert words it contains with the realm's cached
+ * matcher (a query only to build it).
  */
 @Injectable()
 export class MessageRenderService {
@@ -39,6 +41,7 @@ export class MessageRenderService {
     private readonly realmEmoji: RealmEmojiService,
     private readonly userGroups: UserGroupsQueryService,
     private readonly alertWords: AlertWordsService,
+    private readonly linkifiers: LinkifierService,
   ) {}
 
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
@@ -53,12 +56,14 @@ export class MessageRenderService {
       refs.channelNames.filter(noNul),
     );
     const realmEmoji = await this.realmEmoji.forRendering(realm.id, refs.emojiNames);
+    const linkifiers = (await this.linkifiers.forRendering(realm.id)).compiled;
     const rendered = renderMarkdown(content, {
       realmUrl: this.realms.realmUrl(realm),
       users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
       groups: groups.map((g) => ({ id: g.id, name: g.name, deactivated: g.deactivated })),
       channels,
       realmEmoji,
+      linkifiers,
       translateEmoticons: user.settings.translate_emoticons,
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
@@ -94,12 +99,14 @@ export class MessageRenderService {
     const groups = await this.userGroups.mentionableGroups(realm.id, [...names.groups]);
     const channels = await this.messages.channelsByNames(realm.id, [...names.channels]);
     const realmEmoji = await this.realmEmoji.forRendering(realm.id, [...names.emoji]);
+    const linkifiers = (await this.linkifiers.forRendering(realm.id)).compiled;
     const context = {
       realmUrl: this.realms.realmUrl(realm),
       users: users.map((u) => ({ id: u.id, fullName: u.fullName, isActive: u.isActive })),
       groups: groups.map((g) => ({ id: g.id, name: g.name, deactivated: g.deactivated })),
       channels,
       realmEmoji,
+      linkifiers,
       imagePreviews: realm.inlineImagePreview,
       emptyTopicDisplayName: Limits.EMPTY_TOPIC_DISPLAY_NAME,
     };

@@ -13,6 +13,7 @@ import { ChannelQueriesService } from '../channels/channel-queries.service';
 import { VisibilityPolicy } from '../channels/user-topic.entity';
 import type { QueueOptions } from '../events/event-queue';
 import type { Realm } from '../realm/realm.entity';
+import { LinkifierService } from '../linkifiers/linkifier.service';
 import { RealmService } from '../realm/realm.service';
 import { SystemGroups } from '../realm/system-groups';
 import type { UserProfile } from '../users/user.entity';
@@ -135,6 +136,7 @@ export class MessageSendService {
     private readonly userTopics: UserTopicsService,
     private readonly userGroups: UserGroupsQueryService,
     private readonly mutedUsers: MutedUsersService,
+    private readonly linkifiers: LinkifierService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -692,6 +694,7 @@ export class MessageSendService {
   ): Promise<void> {
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
+    const { topicLinks } = await this.linkifiers.forRendering(realm.id);
     const dicts = new Map<string, Record<string, unknown>>();
     const dictFor = (queue: { options: QueueOptions }) => {
       const opts: FormatOptions = {
@@ -700,6 +703,7 @@ export class MessageSendService {
         allowEmptyTopicName: queue.options.clientCapabilities.empty_topic_name === true,
         realmStringId: realm.stringId,
         realmHost,
+        topicLinks,
       };
       const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}`;
       let dict = dicts.get(key);

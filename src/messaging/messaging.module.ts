@@ -4,6 +4,7 @@ import { ChannelsModule } from '../channels/channels.module';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
+import { LinkifierModule } from '../linkifiers/linkifier.module';
 import { UsersModule } from '../users/users.module';
 import { ChannelMessagesHandler } from './channel-messages.handler';
 import { Clock } from './clock';
@@ -37,7 +38,15 @@ import { TopicDeleteService } from './topic-delete.service';
  * delete, report and upload features build on.
  */
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, RealmEmojiModule, AlertWordsModule],
+  imports: [
+    EventsModule,
+    RealmModule,
+    UsersModule,
+    ChannelsModule,
+    RealmEmojiModule,
+    AlertWordsModule,
+    LinkifierModule,
+  ],
   providers: [
     MessagesRepository,
     MessageFetchRepository,

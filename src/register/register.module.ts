@@ -7,6 +7,8 @@ import { MessagingModule } from '../messaging/messaging.module';
 import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
 import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
+import { LinkifierModule } from '../linkifiers/linkifier.module';
+import { PlaygroundModule } from '../playgrounds/playground.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
@@ -22,6 +24,8 @@ import { RegisterService } from './register.service';
     PresenceModule,
     AlertWordsModule,
     DraftsModule,
+    LinkifierModule,
+    PlaygroundModule,
   ],
   providers: [RegisterService],
   controllers: [RegisterController],

@@ -10,6 +10,8 @@ import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { RealmEmojiService } from '../realm-emoji/realm-emoji.service';
+import { LinkifierService } from '../linkifiers/linkifier.service';
+import { PlaygroundService } from '../playgrounds/playground.service';
 import { CUSTOM_PROFILE_FIELD_TYPES, defaultExternalAccountsForApi } from '../realm/custom-profile-fields.policy';
 import { CustomProfileFieldsService } from '../realm/custom-profile-fields.service';
 import { renderRealmDescription } from '../realm/realm-description';
@@ -82,6 +84,8 @@ export class RegisterService {
     private readonly alertWords: AlertWordsService,
     private readonly drafts: DraftsService,
     private readonly savedSnippets: SavedSnippetsService,
+    private readonly linkifiers: LinkifierService,
+    private readonly playgrounds: PlaygroundService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -134,6 +138,11 @@ export class RegisterService {
       state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
     }
     if (want('realm_emoji')) state.realm_emoji = await this.realmEmoji.list(realm.id);
+    if (want('realm_linkifiers')) {
+      // Templates only reach clients that understand them; the others get none (as Zulip).
+      state.realm_linkifiers = capabilities.linkifier_url_template ? await this.linkifiers.list(realm.id) : [];
+    }
+    if (want('realm_playgrounds')) state.realm_playgrounds = await this.playgrounds.list(realm.id);
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     if (want('muted_users')) state.muted_users = await this.mutedUsers.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
@@ -235,8 +244,7 @@ export class RegisterService {
   }
 
   /**
-   * Sections for Zulip features this server does not have (
-   * linkifiers, playgrounds, scheduled messages, reminders,
+   * Sections for Zulip features this server does not have (scheduled messages, reminders,
    * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
@@ -248,9 +256,7 @@ export class RegisterService {
     if (want('realm_domains')) state.realm_domains = [];
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
     // realm_filters is always empty in Zulip (the legacy format cannot express templates).
-    if (want('realm_linkifiers')) state.realm_linkifiers = [];
     if (want('realm_filters')) state.realm_filters = [];
-    if (want('realm_playgrounds')) state.realm_playgrounds = [];
     if (want('realm_embedded_bots')) state.realm_embedded_bots = [];
     if (want('realm_incoming_webhook_bots')) state.realm_incoming_webhook_bots = [];
     if (want('default_stream_groups')) state.realm_default_stream_groups = [];

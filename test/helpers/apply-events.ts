@@ -658,6 +658,12 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
     case 'realm_emoji':
       state.realm_emoji = event.realm_emoji;
       return;
+    case 'realm_linkifiers':
+      state.realm_linkifiers = event.realm_linkifiers;
+      return;
+    case 'realm_playgrounds':
+      state.realm_playgrounds = event.realm_playgrounds;
+      return;
     case 'realm_user_settings_defaults':
       if (event.op !== 'update') throw new Error(`unexpected realm_user_settings_defaults op ${String(event.op)}`);
       state.realm_user_settings_defaults[event.property] = event.value;

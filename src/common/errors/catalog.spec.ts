@@ -46,6 +46,7 @@ const SPECIAL_ARGS: Record<string, unknown[]> = {
   'MessageErrors.moveTimeLimitExceeded': [[{ id: 11 }, { id: 12 }], 5],
   'UserGroupErrors.inUse': [[{ type: 'realm', settings: ['can_create_groups'] }]],
   'ParamErrors.badValue': ['‹1›', 0],
+  'LinkifierErrors.validationFailed': [{ pattern: ['‹1›'], __all__: ['‹2›'] }],
 };
 const marker = (i: number) => `‹${i + 1}›`;
 function argsFor(name: string, f: Factory): unknown[] {

@@ -9,6 +9,7 @@ import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
 import { AlertWordsDraftsSnippets1795655178189 } from './1795655178189-AlertWordsDraftsSnippets';
+import { LinkifiersPlaygrounds1795655434658 } from './1795655434658-LinkifiersPlaygrounds';
 import { ChannelEmailAddress1795656176353 } from './1795656176353-ChannelEmailAddress';
 import { RealmAlertWordsVersion1795656453499 } from './1795656453499-RealmAlertWordsVersion';
 import { MutedUsers1795657538779 } from './1795657538779-MutedUsers';
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,
   AlertWordsDraftsSnippets1795655178189,
+  LinkifiersPlaygrounds1795655434658,
   ChannelEmailAddress1795656176353,
   RealmAlertWordsVersion1795656453499,
   MutedUsers1795657538779,

@@ -673,6 +673,10 @@ describe('POST /users/me/subscriptions', () => {
       const otherIds = await Promise.all(others.map((e) => userId(t, e)));
       const aaron = await userId(t, 'AARON@zulip.com');
       await subscribe(IAGO, { subscriptions: [{ name: 'Verona' }] }); // warm caches
+      // Subscribing others sends them notices, rendered with the realm's (cached) linkifiers.
+      expectSuccess(
+        await call(t, 'post', '/messages', IAGO, { type: 'stream', to: 'Verona', topic: 'warm', content: 'up' }),
+      );
       const one = await countQueries(() =>
         subscribe(IAGO, { subscriptions: [{ name: 'qc one' }], principals: [aaron] }),
       );

@@ -50,6 +50,7 @@ const PROFILES = {
       archived_channels: true,
       user_list_incomplete: true,
       simplified_presence_events: true,
+      linkifier_url_template: true,
     },
   },
   legacy: { apply_markdown: false, client_gravatar: false },
@@ -124,6 +125,26 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
           .attach('f', await animatedImage('gif'), 'event.gif');
         if (res.status !== 200) throw new Error(`emoji upload: ${res.status} ${JSON.stringify(res.body)}`);
         await ok(t, 'delete', '/realm/emoji/event_emoji', IAGO);
+      },
+    },
+    realm_linkifiers: {
+      action: async () => {
+        const res = await ok(t, 'post', '/realm/filters', IAGO, {
+          pattern: '#(?P<id>[0-9]+)',
+          url_template: 'https://trac.example.com/ticket/{id}',
+        });
+        await ok(t, 'patch', '/realm/linkifiers', IAGO, { ordered_linkifier_ids: [res.id] });
+        await ok(t, 'delete', `/realm/filters/${String(res.id)}`, IAGO);
+      },
+    },
+    realm_playgrounds: {
+      action: async () => {
+        const res = await ok(t, 'post', '/realm/playgrounds', IAGO, {
+          name: 'Python playground',
+          pygments_language: 'python',
+          url_template: 'https://python.example.com?code={code}',
+        });
+        await ok(t, 'delete', `/realm/playgrounds/${String(res.id)}`, IAGO);
       },
     },
     // ---- users

@@ -68,7 +68,12 @@ const PROFILES: Profile[] = [
       apply_markdown: true,
       client_gravatar: true,
       include_subscribers: 'true',
-      client_capabilities: { ...FLUTTER_CAPABILITIES, archived_channels: true, user_list_incomplete: true },
+      client_capabilities: {
+        ...FLUTTER_CAPABILITIES,
+        archived_channels: true,
+        user_list_incomplete: true,
+        linkifier_url_template: true,
+      },
     },
     ctx: {
       includeSubscribers: true,
@@ -594,6 +599,50 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('linkifiers and code playgrounds', () => {
+    it('realm_linkifiers (add, update, reorder, remove) and realm_playgrounds (add, remove)', async () => {
+      const first = await verify(
+        POLONIUS,
+        () =>
+          ok(t, 'post', '/realm/filters', IAGO, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://t.example/{id}' }),
+        { expectTypes: ['realm_linkifiers'] },
+      );
+      expect(first.map((e) => e.type)).toEqual(['realm_linkifiers']);
+      const ids = (await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM realm_filter ORDER BY id`)).map(
+        (r) => r.id,
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'post', '/realm/filters', IAGO, { pattern: 'PR (?P<n>[0-9]+)', url_template: 'https://pr.example/{n}' }),
+      );
+      const both = (await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM realm_filter ORDER BY id`)).map(
+        (r) => r.id,
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'patch', `/realm/filters/${ids[0]}`, IAGO, {
+          pattern: '#(?P<id>[0-9]{2,})',
+          url_template: 'https://t.example/x/{id}',
+        }),
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'patch', '/realm/linkifiers', IAGO, { ordered_linkifier_ids: [...both].reverse() }),
+      );
+      await verify(HAMLET, () => ok(t, 'delete', `/realm/filters/${both[1]}`, IAGO));
+      const added = await verify(
+        HAMLET,
+        () =>
+          ok(t, 'post', '/realm/playgrounds', IAGO, {
+            name: 'Python',
+            pygments_language: 'python',
+            url_template: 'https://py.example/?c={code}',
+          }),
+        { expectTypes: ['realm_playgrounds'] },
+      );
+      expect(added.map((e) => e.type)).toEqual(['realm_playgrounds']);
+      const [pg] = await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM realm_playground`);
+      await verify(POLONIUS, () => ok(t, 'delete', `/realm/playgrounds/${pg.id}`, IAGO));
+    });
+  });
+
   describe('messages', () => {
     const send = (as: string, params: Record<string, unknown>) => ok(t, 'post', '/messages', as, params);
 
@@ -812,6 +861,8 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'realm_user/update',
       'custom_profile_fields',
       'realm_emoji/update',
+      'realm_linkifiers',
+      'realm_playgrounds',
       'navigation_view/add',
       'navigation_view/update',
       'navigation_view/remove',
