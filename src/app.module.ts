@@ -29,6 +29,7 @@ import { RealmModule } from './realm/realm.module';
 import { RealmAdminModule } from './realm-admin/realm-admin.module';
 import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
 import { RegisterModule } from './register/register.module';
+import { ScheduledMessagesModule } from './scheduled-messages/scheduled-messages.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
@@ -61,6 +62,7 @@ export class AppModule implements OnModuleDestroy {
         MessagingModule,
         PresenceModule,
         UploadsModule,
+        ScheduledMessagesModule,
         RealmAdminModule,
         RegisterModule,
         HealthModule,

@@ -21,6 +21,7 @@ import {
 } from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
 import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
+import { ScheduledMessage } from '../scheduled-messages/scheduled-message.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -54,6 +55,7 @@ export const ENTITIES = [
   PresenceSequence,
   UserStatus,
   RealmEmoji,
+  ScheduledMessage,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -133,3 +135,7 @@ foreignKey(UserStatus, 'user_profile_id', () => UserProfile);
 // Custom emoji (src/realm-emoji).
 foreignKey(RealmEmoji, 'realm_id', () => Realm);
 foreignKey(RealmEmoji, 'author_id', () => UserProfile, 'SET NULL', true);
+foreignKey(ScheduledMessage, 'realm_id', () => Realm);
+foreignKey(ScheduledMessage, 'sender_id', () => UserProfile);
+foreignKey(ScheduledMessage, 'stream_id', () => Stream, 'CASCADE', true);
+foreignKey(ScheduledMessage, 'delivered_message_id', () => Message, 'SET NULL', true);

@@ -62,6 +62,13 @@ import { MessageHistoryService } from './message-history.service';
     MessageHistoryService,
   ],
   controllers: [MessagesController],
-  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],
+  exports: [
+    MessageAccessService,
+    MessageRenderService,
+    MessageSendService,
+    MessageFlagsService,
+    MessagingStateService,
+    Clock,
+  ],
 })
 export class MessagingModule {}

@@ -5,12 +5,22 @@ import { MessagingModule } from '../messaging/messaging.module';
 import { PresenceModule } from '../presence/presence.module';
 import { RealmModule } from '../realm/realm.module';
 import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
+import { ScheduledMessagesModule } from '../scheduled-messages/scheduled-messages.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
 
 @Module({
-  imports: [EventsModule, RealmModule, UsersModule, ChannelsModule, MessagingModule, RealmEmojiModule, PresenceModule],
+  imports: [
+    EventsModule,
+    RealmModule,
+    UsersModule,
+    ChannelsModule,
+    MessagingModule,
+    RealmEmojiModule,
+    PresenceModule,
+    ScheduledMessagesModule,
+  ],
   providers: [RegisterService],
   controllers: [RegisterController],
 })

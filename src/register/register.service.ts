@@ -37,6 +37,7 @@ import { NarrowErrors } from '../messaging/message.errors';
 import { PresenceSettings } from '../presence/presence.constants';
 import { PresenceService } from '../presence/presence.service';
 import { UserStatusService } from '../presence/user-status.service';
+import { ScheduledMessagesService } from '../scheduled-messages/scheduled-messages.service';
 
 /** Operators an event queue's narrow may use (zerver/lib/narrow_predicate.py check_narrow_for_events). */
 const EVENT_NARROW_OPERATORS = ['channel', 'stream', 'topic', 'sender', 'is'];
@@ -74,6 +75,7 @@ export class RegisterService {
     private readonly presence: PresenceService,
     private readonly userStatus: UserStatusService,
     private readonly realmEmoji: RealmEmojiService,
+    private readonly scheduledMessages: ScheduledMessagesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -141,6 +143,12 @@ export class RegisterService {
       state.server_timestamp = presence.server_timestamp;
     }
     if (want('user_status')) state.user_status = await this.userStatus.realmStatuses(realm.id);
+    // Scheduled messages and reminders (src/scheduled-messages).
+    if (want('scheduled_messages') || want('reminders')) {
+      const { scheduled, reminders } = await this.scheduledMessages.stateFor(auth.user.id);
+      if (want('scheduled_messages')) state.scheduled_messages = scheduled;
+      if (want('reminders')) state.reminders = reminders;
+    }
     // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
     const archivedChannels = capabilities.archived_channels === true;
     if (want('subscription')) {
@@ -224,7 +232,7 @@ export class RegisterService {
 
   /**
    * Sections for Zulip features this server does not have (alert words, muted users,
-   * linkifiers, playgrounds, drafts, scheduled messages, reminders, saved snippets,
+   * linkifiers, playgrounds, drafts, saved snippets,
    * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
@@ -234,8 +242,6 @@ export class RegisterService {
     if (want('onboarding_steps')) Object.assign(state, { onboarding_steps: [], navigation_tour_video_url: null });
     if (want('saved_snippets')) state.saved_snippets = [];
     if (want('drafts')) state.drafts = [];
-    if (want('scheduled_messages')) state.scheduled_messages = [];
-    if (want('reminders')) state.reminders = [];
     if (want('muted_users')) state.muted_users = [];
     if (want('realm_domains')) state.realm_domains = [];
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;

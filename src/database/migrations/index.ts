@@ -8,6 +8,7 @@ import { Presence1795644993558 } from './1795644993558-Presence';
 import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
+import { ScheduledMessages1795655173731 } from './1795655173731-ScheduledMessages';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   RealmEmoji1795645131611,
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,
+  ScheduledMessages1795655173731,
 ];
