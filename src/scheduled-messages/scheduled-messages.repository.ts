@@ -22,6 +22,14 @@ export class ScheduledMessagesRepository {
     });
   }
 
+  /** Every undelivered row of a user (both delivery types), by time: /register's sections. */
+  allUndelivered(senderId: number): Promise<ScheduledMessage[]> {
+    return this.em.find(ScheduledMessage, {
+      where: { senderId, delivered: false },
+      order: { scheduledTimestamp: 'ASC', id: 'ASC' },
+    });
+  }
+
   /** The sender's row of that type, locked for the transaction when `lock`. */
   async own(senderId: number, id: number, type: DeliveryType, lock = false): Promise<ScheduledMessage | null> {
     if (!isDbId(id)) return null;

@@ -138,11 +138,11 @@ export class ScheduledMessagesService {
 
   /** /register's `scheduled_messages` and `reminders`. */
   async stateFor(userId: number): Promise<{ scheduled: ScheduledMessageDict[]; reminders: ReminderDict[] }> {
-    const [scheduled, reminders] = await Promise.all([
-      this.repo.undelivered(userId, DeliveryType.SEND_LATER),
-      this.repo.undelivered(userId, DeliveryType.REMIND),
-    ]);
-    return { scheduled: scheduled.map(scheduledMessageDict), reminders: reminders.map(reminderDict) };
+    const rows = await this.repo.allUndelivered(userId);
+    return {
+      scheduled: rows.filter((r) => r.deliveryType === DeliveryType.SEND_LATER).map(scheduledMessageDict),
+      reminders: rows.filter((r) => r.deliveryType === DeliveryType.REMIND).map(reminderDict),
+    };
   }
 
   private check(
