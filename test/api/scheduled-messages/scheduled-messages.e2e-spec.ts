@@ -23,6 +23,7 @@ import {
   POLONIUS,
   sendChannel,
   sendDirect,
+  setRealm,
   setUser,
   systemGroupId,
   takeEvents,
@@ -509,6 +510,45 @@ describe('scheduled messages and reminders', () => {
         expect.objectContaining({ failed: true, failure_message: 'Account is deactivated' }),
       );
       expect(await lastNotice(othello)).toEqual(before);
+    });
+
+    it('a deactivated organization: failed, no notice', async () => {
+      const id = await scheduleOk(HAMLET, channelParams({ scheduled_delivery_timestamp: later(60) }));
+      const before = await lastNotice(hamlet);
+      await setRealm(t, { deactivated: true });
+      try {
+        expect(await deliverAfter(61)).toBe(1);
+      } finally {
+        await setRealm(t, { deactivated: false });
+      }
+      expect(await row(id)).toEqual(
+        expect.objectContaining({ failed: true, failure_message: 'This organization has been deactivated' }),
+      );
+      expect(await lastNotice(hamlet)).toEqual(before);
+      await call(t, 'delete', `/scheduled_messages/${id}`, HAMLET);
+    });
+
+    it('an edit waits for a delivery in progress, then finds it sent', async () => {
+      const id = await scheduleOk(HAMLET, channelParams());
+      const runner = t.dataSource.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      try {
+        // A deliverer holds the row.
+        await runner.query(`SELECT id FROM scheduled_message WHERE id = $1 FOR UPDATE`, [id]);
+        const edit = call(t, 'patch', `/scheduled_messages/${id}`, HAMLET, { content: 'too late' });
+        const settled = await Promise.race([
+          edit.then(() => 'answered'),
+          new Promise((r) => setTimeout(r, 300, 'waiting')),
+        ]);
+        expect(settled).toBe('waiting');
+        await runner.query(`UPDATE scheduled_message SET delivered = true WHERE id = $1`, [id]);
+        await runner.commitTransaction();
+        expectError(await edit, 400, 'Scheduled message was already sent');
+      } finally {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
+      }
     });
 
     it('re-renders at delivery: a mention of a user who joined later', async () => {
