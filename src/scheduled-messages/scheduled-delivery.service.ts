@@ -1,12 +1,14 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Counter } from 'prom-client';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors, ZulipError } from '../common/errors/zulip-error';
-import { runInTransaction } from '../database/transaction';
+import { onCommit, runInTransaction } from '../database/transaction';
 import { EventsService } from '../events/events.service';
 import { Clock } from '../messaging/clock';
+import { MetricsRegistry } from '../metrics/metrics.registry';
 import { globalTime } from '../messaging/message-report.service';
 import { MessageSendService } from '../messaging/message-send.service';
 import { RealmService } from '../realm/realm.service';
@@ -43,11 +45,12 @@ export function failureNotice(scheduledAt: Date, error: string): string {
  * loses nothing. The clock is messaging's injectable Clock.
  */
 @Injectable()
-export class ScheduledDeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
+export class ScheduledDeliveryService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ScheduledMessages');
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  private outcomes: Counter<'outcome'> | undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -59,7 +62,17 @@ export class ScheduledDeliveryService implements OnApplicationBootstrap, OnModul
     private readonly realms: RealmService,
     private readonly events: EventsService,
     private readonly clock: Clock,
+    private readonly metrics: MetricsRegistry,
   ) {}
+
+  onModuleInit(): void {
+    this.outcomes = this.metrics.counter({
+      name: 'zulip_scheduled_messages_total',
+      help: 'Scheduled messages and reminders handled at their time, by outcome (delivered, failed).',
+      labelNames: ['outcome'],
+    });
+    this.metrics.registerJobQueue('scheduled_messages', () => this.repo.dueCount(this.clock.now()));
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.jobs.workers) return;
@@ -99,11 +112,13 @@ export class ScheduledDeliveryService implements OnApplicationBootstrap, OnModul
         claimed = await this.repo.claimDue(this.clock.now());
         if (!claimed) return false;
         await this.deliver(claimed);
+        onCommit(() => this.outcomes?.inc({ outcome: 'delivered' }));
         return true;
       });
     } catch (err) {
       if (!claimed) throw err;
       await this.recordFailure(claimed, err);
+      this.outcomes?.inc({ outcome: 'failed' });
       return true;
     }
   }

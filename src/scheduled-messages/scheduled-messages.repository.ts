@@ -75,6 +75,15 @@ export class ScheduledMessagesRepository {
     return this.em.findOne(ScheduledMessage, { where: { id: rows[0].id } });
   }
 
+  /** Rows due and not yet delivered or failed (the deliverers' backlog). */
+  async dueCount(now: Date): Promise<number> {
+    const rows = await this.em.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM scheduled_message WHERE NOT delivered AND NOT failed AND scheduled_timestamp <= $1`,
+      [now],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Marks a claimed row delivered; false when it already was (never twice). */
   async markDelivered(id: number, messageId: number): Promise<boolean> {
     const rows = await this.em.query<Array<{ id: number }>>(

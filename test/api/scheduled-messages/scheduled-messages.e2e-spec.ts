@@ -565,6 +565,24 @@ describe('scheduled messages and reminders', () => {
     });
   });
 
+  it('metrics: outcomes and the backlog of due messages', async () => {
+    const id = await scheduleOk(HAMLET, channelParams({ scheduled_delivery_timestamp: later(60) }));
+    const sample = (text: string, name: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+    };
+    t.app.get(Clock).advance(61_000);
+    let text = (await t.http().get('/metrics')).text;
+    expect(sample(text, 'zulip_job_queue_depth{queue="scheduled_messages"}')).toBe(1);
+    const delivered = sample(text, 'zulip_scheduled_messages_total{outcome="delivered"}') ?? 0;
+    expect(await t.app.get(ScheduledDeliveryService).deliverDue()).toBe(1);
+    expect((await row(id)).delivered).toBe(true);
+    text = (await t.http().get('/metrics')).text;
+    expect(sample(text, 'zulip_job_queue_depth{queue="scheduled_messages"}')).toBe(0);
+    expect(sample(text, 'zulip_scheduled_messages_total{outcome="delivered"}')).toBe(delivered + 1);
+    expect(sample(text, 'zulip_scheduled_messages_total{outcome="failed"}')).toBeGreaterThanOrEqual(1);
+  });
+
   describe('reminders', () => {
     it('POST /reminders: Zulip’s text, listed, announced; delivered by Notification Bot', async () => {
       const msg = await sendChannel(t, OTHELLO, 'Verona', 'reminders', 'Do not forget');
