@@ -122,10 +122,10 @@ export class ScheduledMessagesService {
 
   /** A delivery time from the API: in the future (by the injectable clock), or refused. */
   deliveryTime(timestamp: number): Date {
+    // Compared as numbers first: a timestamp far in the past is no valid Date.
+    if (timestamp * 1000 <= this.clock.now().getTime()) throw ScheduledMessageErrors.notInFuture();
     if (timestamp > MAX_TIMESTAMP) throw ParamErrors.invalid('scheduled_delivery_timestamp');
-    const at = new Date(timestamp * 1000);
-    if (at.getTime() <= this.clock.now().getTime()) throw ScheduledMessageErrors.notInFuture();
-    return at;
+    return new Date(timestamp * 1000);
   }
 
   async list(auth: AuthContext): Promise<ScheduledMessageDict[]> {
