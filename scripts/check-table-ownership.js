@@ -45,6 +45,7 @@ const OWNERS = {
   user_presence: 'presence',
   presence_sequence: 'presence',
   user_status: 'presence',
+  scheduled_message: 'scheduled-messages',
 };
 /** Entity class → table, read from the @Entity({ name }) decorators. */
 const ENTITY_TABLES = {};

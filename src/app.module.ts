@@ -33,6 +33,7 @@ import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
 import { LinkifierModule } from './linkifiers/linkifier.module';
 import { PlaygroundModule } from './playgrounds/playground.module';
 import { RegisterModule } from './register/register.module';
+import { ScheduledMessagesModule } from './scheduled-messages/scheduled-messages.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
@@ -69,6 +70,7 @@ export class AppModule implements OnModuleDestroy {
         DraftsModule,
         PresenceModule,
         UploadsModule,
+        ScheduledMessagesModule,
         RealmAdminModule,
         RegisterModule,
         HealthModule,

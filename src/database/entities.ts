@@ -27,6 +27,7 @@ import { AlertWord } from '../alert-words/alert-word.entity';
 import { Draft, SavedSnippet } from '../drafts/draft.entity';
 import { RealmFilter } from '../linkifiers/linkifier.entity';
 import { RealmPlayground } from '../playgrounds/playground.entity';
+import { ScheduledMessage } from '../scheduled-messages/scheduled-message.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -67,6 +68,7 @@ export const ENTITIES = [
   SavedSnippet,
   RealmFilter,
   RealmPlayground,
+  ScheduledMessage,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -161,3 +163,7 @@ foreignKey(Draft, 'user_profile_id', () => UserProfile);
 foreignKey(Draft, 'stream_id', () => Stream, 'CASCADE', true);
 foreignKey(SavedSnippet, 'realm_id', () => Realm);
 foreignKey(SavedSnippet, 'user_profile_id', () => UserProfile);
+foreignKey(ScheduledMessage, 'realm_id', () => Realm);
+foreignKey(ScheduledMessage, 'sender_id', () => UserProfile);
+foreignKey(ScheduledMessage, 'stream_id', () => Stream, 'CASCADE', true);
+foreignKey(ScheduledMessage, 'delivered_message_id', () => Message, 'SET NULL', true);

@@ -519,6 +519,56 @@ export type HeartbeatEvent = {
 };
 
 /** Every event the server emits. */
+// ---- scheduled messages and reminders ----------------------------------------------------------
+
+/** A scheduled message as the API shows it (Zulip's ScheduledMessage.to_dict). */
+export type ScheduledMessageDict =
+  | {
+      scheduled_message_id: number;
+      type: 'stream';
+      to: number;
+      topic: string;
+      content: string;
+      rendered_content: string;
+      scheduled_delivery_timestamp: number;
+      failed: boolean;
+    }
+  | {
+      scheduled_message_id: number;
+      type: 'private';
+      to: number[];
+      content: string;
+      rendered_content: string;
+      scheduled_delivery_timestamp: number;
+      failed: boolean;
+    };
+
+/** A reminder as the API shows it (Zulip's ScheduledMessage.to_reminder_dict). */
+export type ReminderDict = {
+  reminder_id: number;
+  type: 'private';
+  to: number[];
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+  reminder_target_message_id: number;
+};
+
+export type ScheduledMessagesAddEvent = {
+  type: 'scheduled_messages';
+  op: 'add';
+  scheduled_messages: ScheduledMessageDict[];
+};
+export type ScheduledMessagesUpdateEvent = {
+  type: 'scheduled_messages';
+  op: 'update';
+  scheduled_message: ScheduledMessageDict;
+};
+export type ScheduledMessagesRemoveEvent = { type: 'scheduled_messages'; op: 'remove'; scheduled_message_id: number };
+export type RemindersAddEvent = { type: 'reminders'; op: 'add'; reminders: ReminderDict[] };
+export type RemindersRemoveEvent = { type: 'reminders'; op: 'remove'; reminder_id: number };
+
 export type ClientEvent =
   | RealmUpdateEvent
   | RealmUpdateDictEvent
@@ -573,6 +623,11 @@ export type ClientEvent =
   | SavedSnippetsAddEvent
   | SavedSnippetsUpdateEvent
   | SavedSnippetsRemoveEvent
+  | ScheduledMessagesAddEvent
+  | ScheduledMessagesUpdateEvent
+  | ScheduledMessagesRemoveEvent
+  | RemindersAddEvent
+  | RemindersRemoveEvent
   | HeartbeatEvent;
 
 export type ClientEventType = ClientEvent['type'];

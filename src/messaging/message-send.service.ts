@@ -65,6 +65,21 @@ export interface SendMessageInput {
   clientName: string;
 }
 
+/**
+ * A message that passed every check of a send without being written (Zulip's check_message
+ * result, as scheduling stores it): the normalized content, its rendering and the addressee.
+ */
+export interface CheckedMessage {
+  content: string;
+  renderedContent: string;
+  recipientType: 'stream' | 'private';
+  streamId: number | null;
+  /** The channel message's topic as it would be stored (truncated). */
+  topic: string;
+  /** Direct messages: the recipients other than the sender, ascending ([sender] when alone). */
+  toUserIds: number[] | null;
+}
+
 export interface SendMessageResult {
   id: number;
   automatic_new_visibility_policy?: number;
@@ -86,6 +101,9 @@ export function userBriefOf(user: UserProfile): UserBrief {
     isMirrorDummy: user.isMirrorDummy,
   };
 }
+
+/** Zulip's settings.NOTIFICATION_BOT. */
+const NOTIFICATION_BOT = 'notification-bot@zulip.com';
 
 function echoOf(senderId: number, input: SendMessageInput) {
   return { senderId, queueId: input.queueId, localId: input.localId };
@@ -147,8 +165,38 @@ export class MessageSendService {
     return runInTransaction(this.dataSource, async () => {
       const addressee = await this.buildAddressee(auth, input);
       const content = normalizeContent(input.content);
-      if (addressee.kind === 'channel') return this.sendToChannel(auth, input, addressee, content);
-      return this.sendDirect(auth, input, addressee.recipients, content);
+      if (addressee.kind === 'channel') {
+        return (await this.sendToChannel(auth, input, addressee, content)) as SendMessageResult;
+      }
+      return (await this.sendDirect(auth, input, addressee.recipients, content)) as SendMessageResult;
+    });
+  }
+
+  /**
+   * Every check of sendMessage, and the rendering, without writing the message (Zulip's
+   * check_message, which scheduling runs when a message is scheduled or edited).
+   */
+  async checkMessage(auth: AuthContext, input: SendMessageInput): Promise<CheckedMessage> {
+    return runInTransaction(this.dataSource, async () => {
+      const addressee = await this.buildAddressee(auth, input);
+      const content = normalizeContent(input.content);
+      if (addressee.kind === 'channel') {
+        return (await this.sendToChannel(auth, input, addressee, content, true)) as CheckedMessage;
+      }
+      return (await this.sendDirect(auth, input, addressee.recipients, content, true)) as CheckedMessage;
+    });
+  }
+
+  /**
+   * A direct message from Notification Bot to `userId` (Zulip's internal_send_private_message
+   * from settings.NOTIFICATION_BOT). Returns the message id, or null without the bot.
+   */
+  async sendNotificationBotMessage(realm: Realm, userId: number, content: string): Promise<number | null> {
+    return runInTransaction(this.dataSource, async () => {
+      const bot = await this.messages.systemBot(NOTIFICATION_BOT);
+      if (!bot) return null;
+      const [id] = await this.sendInternal(realm, bot, [{ target: { kind: 'direct', userId }, content }]);
+      return id;
     });
   }
 
@@ -275,7 +323,8 @@ export class MessageSendService {
     input: SendMessageInput,
     addressee: Extract<Addressee, { kind: 'channel' }>,
     content: string,
-  ): Promise<SendMessageResult> {
+    checkOnly = false,
+  ): Promise<SendMessageResult | CheckedMessage> {
     const { user, realm } = auth;
     const topic = truncateTopic(addressee.topic);
     const channel = await this.loadChannel(auth, addressee, topic);
@@ -300,6 +349,17 @@ export class MessageSendService {
       }
     }
     const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
+    if (checkOnly) {
+      const checked: CheckedMessage = {
+        content,
+        renderedContent: rendered.html,
+        recipientType: 'stream',
+        streamId: channel.id,
+        topic,
+        toUserIds: null,
+      };
+      return checked;
+    }
 
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
     const flagInputs = {
@@ -442,7 +502,8 @@ export class MessageSendService {
     input: SendMessageInput,
     recipients: UserBrief[],
     content: string,
-  ): Promise<SendMessageResult> {
+    checkOnly = false,
+  ): Promise<SendMessageResult | CheckedMessage> {
     const { user, realm } = auth;
     await this.checkSenderCanAccessRecipients(auth, recipients);
     for (const r of recipients) {
@@ -457,10 +518,22 @@ export class MessageSendService {
     const participantIds = [...participants.keys()].sort((a, b) => a - b);
     const hash = directMessageGroupHash(participantIds);
     await this.checkCanSendDirectMessage(auth, recipients, hash);
-    const recipientId = await this.messages.directMessageRecipient(hash, participantIds);
 
     const { rendered, groups, alertWordUserIds } = await this.renderer.render(auth, content);
     const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
+    if (checkOnly) {
+      const others = participantIds.filter((id) => id !== user.id);
+      const checked: CheckedMessage = {
+        content,
+        renderedContent: rendered.html,
+        recipientType: 'private',
+        streamId: null,
+        topic: '',
+        toUserIds: others.length > 0 ? others : [user.id],
+      };
+      return checked;
+    }
+    const recipientId = await this.messages.directMessageRecipient(hash, participantIds);
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
     const flagInputs = {
       senderId: user.id,

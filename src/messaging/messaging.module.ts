@@ -74,6 +74,13 @@ import { TopicDeleteService } from './topic-delete.service';
     MessageHistoryService,
   ],
   controllers: [MessagesController],
-  exports: [MessageAccessService, MessageRenderService, MessageSendService, MessageFlagsService, MessagingStateService],
+  exports: [
+    MessageAccessService,
+    MessageRenderService,
+    MessageSendService,
+    MessageFlagsService,
+    MessagingStateService,
+    Clock,
+  ],
 })
 export class MessagingModule {}

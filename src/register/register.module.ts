@@ -9,6 +9,7 @@ import { RealmModule } from '../realm/realm.module';
 import { RealmEmojiModule } from '../realm-emoji/realm-emoji.module';
 import { LinkifierModule } from '../linkifiers/linkifier.module';
 import { PlaygroundModule } from '../playgrounds/playground.module';
+import { ScheduledMessagesModule } from '../scheduled-messages/scheduled-messages.module';
 import { UsersModule } from '../users/users.module';
 import { RegisterController } from './register.controller';
 import { RegisterService } from './register.service';
@@ -26,6 +27,7 @@ import { RegisterService } from './register.service';
     DraftsModule,
     LinkifierModule,
     PlaygroundModule,
+    ScheduledMessagesModule,
   ],
   providers: [RegisterService],
   controllers: [RegisterController],

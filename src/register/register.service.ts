@@ -43,6 +43,7 @@ import { UserStatusService } from '../presence/user-status.service';
 import { AlertWordsService } from '../alert-words/alert-words.service';
 import { DraftsService } from '../drafts/drafts.service';
 import { SavedSnippetsService } from '../drafts/saved-snippets.service';
+import { ScheduledMessagesService } from '../scheduled-messages/scheduled-messages.service';
 
 /** Operators an event queue's narrow may use (zerver/lib/narrow_predicate.py check_narrow_for_events). */
 const EVENT_NARROW_OPERATORS = ['channel', 'stream', 'topic', 'sender', 'is'];
@@ -86,6 +87,7 @@ export class RegisterService {
     private readonly savedSnippets: SavedSnippetsService,
     private readonly linkifiers: LinkifierService,
     private readonly playgrounds: PlaygroundService,
+    private readonly scheduledMessages: ScheduledMessagesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -162,6 +164,12 @@ export class RegisterService {
       state.server_timestamp = presence.server_timestamp;
     }
     if (want('user_status')) state.user_status = await this.userStatus.realmStatuses(realm.id);
+    // Scheduled messages and reminders (src/scheduled-messages).
+    if (want('scheduled_messages') || want('reminders')) {
+      const { scheduled, reminders } = await this.scheduledMessages.stateFor(auth.user.id);
+      if (want('scheduled_messages')) state.scheduled_messages = scheduled;
+      if (want('reminders')) state.reminders = reminders;
+    }
     // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
     const archivedChannels = capabilities.archived_channels === true;
     if (want('subscription')) {
@@ -244,15 +252,12 @@ export class RegisterService {
   }
 
   /**
-   * Sections for Zulip features this server does not have (scheduled messages, reminders,
-   * onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
+   * Sections for Zulip features this server does not have (onboarding, default channel groups, Zoom, GIPHY, E2EE push devices, embedded and
    * webhook bots): nothing is stored for them, so they hold Zulip's values for "none".
    */
   private unbackedState(want: (type: string) => boolean): Record<string, unknown> {
     const state: Record<string, unknown> = {};
     if (want('onboarding_steps')) Object.assign(state, { onboarding_steps: [], navigation_tour_video_url: null });
-    if (want('scheduled_messages')) state.scheduled_messages = [];
-    if (want('reminders')) state.reminders = [];
     if (want('realm_domains')) state.realm_domains = [];
     // Linkifiers with URL templates would only go to clients declaring linkifier_url_template;
     // realm_filters is always empty in Zulip (the legacy format cannot express templates).

@@ -151,6 +151,11 @@ export class UsersService {
     return this.users.findByEmailInRealm(realmId, email);
   }
 
+  /** A user's full row, fresh from the database (work done later on someone's behalf). */
+  findByIdInRealm(realmId: number, id: number): Promise<UserProfile | null> {
+    return this.users.findByIdInRealm(realmId, id);
+  }
+
   /**
    * POST /dev_fetch_api_key (development mode only; the controller checks the mode), in the order
    * of Zulip's api_dev_fetch_api_key: email format, realm, then the account.

@@ -774,6 +774,33 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
       }
       return;
     }
+    case 'scheduled_messages': {
+      // Zulip's apply_event: add, replace or drop, kept in delivery-time order (ties by id).
+      let list = state.scheduled_messages as Json[];
+      if (event.op === 'add') list.push(...(event.scheduled_messages as Json[]));
+      else if (event.op === 'update') {
+        list = list.map((m) =>
+          m.scheduled_message_id === event.scheduled_message.scheduled_message_id ? event.scheduled_message : m,
+        );
+      } else if (event.op === 'remove') {
+        list = list.filter((m) => m.scheduled_message_id !== event.scheduled_message_id);
+      }
+      state.scheduled_messages = list.sort(
+        (a, b) =>
+          a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp ||
+          a.scheduled_message_id - b.scheduled_message_id,
+      );
+      return;
+    }
+    case 'reminders': {
+      let list = state.reminders as Json[];
+      if (event.op === 'add') list.push(...(event.reminders as Json[]));
+      else if (event.op === 'remove') list = list.filter((r) => r.reminder_id !== event.reminder_id);
+      state.reminders = list.sort(
+        (a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a.reminder_id - b.reminder_id,
+      );
+      return;
+    }
     default:
       throw new Error(`applyEvent: unexpected event type ${event.type}`);
   }

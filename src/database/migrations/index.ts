@@ -8,6 +8,7 @@ import { Presence1795644993558 } from './1795644993558-Presence';
 import { RealmEmoji1795645131611 } from './1795645131611-RealmEmoji';
 import { EmailChangeStatus1795647332460 } from './1795647332460-EmailChangeStatus';
 import { BotStorage1795649705577 } from './1795649705577-BotStorage';
+import { ScheduledMessages1795655173731 } from './1795655173731-ScheduledMessages';
 import { AlertWordsDraftsSnippets1795655178189 } from './1795655178189-AlertWordsDraftsSnippets';
 import { LinkifiersPlaygrounds1795655434658 } from './1795655434658-LinkifiersPlaygrounds';
 import { ChannelEmailAddress1795656176353 } from './1795656176353-ChannelEmailAddress';
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   RealmEmoji1795645131611,
   EmailChangeStatus1795647332460,
   BotStorage1795649705577,
+  ScheduledMessages1795655173731,
   AlertWordsDraftsSnippets1795655178189,
   LinkifiersPlaygrounds1795655434658,
   ChannelEmailAddress1795656176353,

@@ -401,6 +401,36 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
       action: () => ok(t, 'patch', `/saved_snippets/${made.snippet}`, HAMLET, { content: 'Hello again!' }),
     },
     'saved_snippets/remove': { action: () => ok(t, 'delete', `/saved_snippets/${made.snippet}`, HAMLET) },
+    // ---- scheduled messages and reminders (only the sender hears)
+    'scheduled_messages/add': {
+      action: async () => {
+        const body = await ok(t, 'post', '/scheduled_messages', HAMLET, {
+          type: 'stream',
+          to: String(await verona()),
+          topic: 'later',
+          content: 'See you later',
+          scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+        });
+        made.scheduled = body.scheduled_message_id as number;
+      },
+    },
+    'scheduled_messages/update': {
+      action: () => ok(t, 'patch', `/scheduled_messages/${made.scheduled}`, HAMLET, { content: 'See you soon' }),
+    },
+    'scheduled_messages/remove': {
+      action: () => ok(t, 'delete', `/scheduled_messages/${made.scheduled}`, HAMLET),
+    },
+    'reminders/add': {
+      action: async () => {
+        const sent = await send(HAMLET, { type: 'stream', to: 'Verona', topic: 'remind me', content: 'Remember this' });
+        const body = await ok(t, 'post', '/reminders', HAMLET, {
+          message_id: sent.id,
+          scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+        });
+        made.reminder = body.reminder_id as number;
+      },
+    },
+    'reminders/remove': { action: () => ok(t, 'delete', `/reminders/${made.reminder}`, HAMLET) },
     // ---- the queue itself: a long-poll with nothing to report ends with a heartbeat.
     heartbeat: {
       action: async (queues) => {

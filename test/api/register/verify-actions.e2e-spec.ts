@@ -10,6 +10,8 @@
  */
 import { AuthService } from '../../../src/users/auth.service';
 import { PresenceService } from '../../../src/presence/presence.service';
+import { Clock } from '../../../src/messaging/clock';
+import { ScheduledDeliveryService } from '../../../src/scheduled-messages/scheduled-delivery.service';
 import { applyEvents, ApplyContext, keysRecomputedByServer, normalizeState, State } from '../../helpers/apply-events';
 import { animatedImage, stillImage } from '../../helpers/images';
 import { startTestApp, TestApp } from '../../helpers/test-app';
@@ -852,6 +854,108 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('scheduled messages and reminders', () => {
+    const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+    /** Moves the server's clock past the scheduled times and runs a delivery pass. */
+    const deliverNow = async () => {
+      const clock = t.app.get(Clock);
+      clock.advance(3700_000);
+      try {
+        await t.app.get(ScheduledDeliveryService).deliverDue();
+      } finally {
+        clock.reset();
+      }
+    };
+
+    it('scheduled_messages add, update, remove; delivery; failure', async () => {
+      const verona = await channelId(t, 'Verona');
+      const othello = await userId(t, OTHELLO);
+      let id = 0;
+      await verify(
+        HAMLET,
+        async () => {
+          const body = await ok(t, 'post', '/scheduled_messages', HAMLET, {
+            type: 'stream',
+            to: String(verona),
+            topic: 'plans',
+            content: 'Later **today**',
+            scheduled_delivery_timestamp: inAnHour(),
+          });
+          id = body.scheduled_message_id as number;
+        },
+        { expectTypes: ['scheduled_messages'] },
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'post', '/scheduled_messages', HAMLET, {
+          type: 'direct',
+          to: JSON.stringify([othello]),
+          content: 'A direct one',
+          scheduled_delivery_timestamp: inAnHour() - 60,
+        }),
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'patch', `/scheduled_messages/${id}`, HAMLET, {
+          topic: 'new plans',
+          scheduled_delivery_timestamp: inAnHour() - 120,
+        }),
+      );
+      await verify(HAMLET, () =>
+        ok(t, 'patch', `/scheduled_messages/${id}`, HAMLET, { type: 'direct', to: `[${othello}]` }),
+      );
+      await verify(HAMLET, () => ok(t, 'delete', `/scheduled_messages/${id}`, HAMLET));
+      // Delivery: the message, and the scheduled message leaves the list.
+      await verify(HAMLET, deliverNow, { expectTypes: ['message', 'scheduled_messages'] });
+      // A failure: the row stays, flagged, and Notification Bot says why.
+      await ok(t, 'post', '/scheduled_messages', HAMLET, {
+        type: 'stream',
+        to: String(verona),
+        topic: 'doomed',
+        content: 'Never sent',
+        scheduled_delivery_timestamp: inAnHour(),
+      });
+      const hamlet = await userId(t, HAMLET);
+      // Hamlet loses the right to post there before it falls due.
+      const sendGroup = (group: number) =>
+        ok(t, 'patch', `/streams/${verona}`, IAGO, { can_send_message_group: JSON.stringify({ new: group }) });
+      await sendGroup(await groupId(t, 'role:administrators'));
+      try {
+        await verify(HAMLET, deliverNow, { expectTypes: ['message', 'scheduled_messages'] });
+      } finally {
+        await sendGroup(await groupId(t, 'role:everyone'));
+      }
+      const [row] = await t.dataSource.query<Array<{ failed: boolean }>>(
+        `SELECT failed FROM scheduled_message WHERE sender_id = $1 AND subject = 'doomed'`,
+        [hamlet],
+      );
+      expect(row.failed).toBe(true);
+    });
+
+    it('reminders add, remove; delivery', async () => {
+      const sent = await ok(t, 'post', '/messages', OTHELLO, {
+        type: 'stream',
+        to: 'Verona',
+        topic: 'reminders',
+        content: 'Do not forget',
+      });
+      let id = 0;
+      await verify(
+        HAMLET,
+        async () => {
+          const body = await ok(t, 'post', '/reminders', HAMLET, {
+            message_id: sent.id,
+            scheduled_delivery_timestamp: inAnHour(),
+            note: 'important',
+          });
+          id = body.reminder_id as number;
+        },
+        { expectTypes: ['reminders'] },
+      );
+      await verify(HAMLET, () => ok(t, 'delete', `/reminders/${id}`, HAMLET));
+      await ok(t, 'post', '/reminders', HAMLET, { message_id: sent.id, scheduled_delivery_timestamp: inAnHour() });
+      await verify(HAMLET, deliverNow, { expectTypes: ['message', 'reminders'] });
+    });
+  });
+
   it('covers the event types the server emits today', () => {
     const expected = [
       'realm/update',
@@ -903,6 +1007,11 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'saved_snippets/add',
       'saved_snippets/update',
       'saved_snippets/remove',
+      'scheduled_messages/add',
+      'scheduled_messages/update',
+      'scheduled_messages/remove',
+      'reminders/add',
+      'reminders/remove',
     ];
     expect([...covered].sort()).toEqual(expect.arrayContaining(expected));
   });
