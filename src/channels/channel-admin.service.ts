@@ -494,6 +494,30 @@ export class ChannelAdminService {
     );
   }
 
+  // ---- POST/DELETE /default_streams ------------------------------------------------------
+
+  /** add_default_stream: a channel the administrator can access, not private; new ones only notify. */
+  async addDefaultChannel(auth: AuthContext, streamId: number): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const actor = await this.access.actorFor(auth.user);
+      const { stream } = await this.access.accessById(actor, auth.realm.id, streamId);
+      if (stream.inviteOnly) throw ChannelErrors.privateCannotBeDefault();
+      if ((await this.channels.addDefaultChannels(auth.realm.id, [stream.id])) > 0) {
+        await this.sendDefaultStreams(auth.realm.id);
+      }
+    });
+  }
+
+  /** remove_default_stream: metadata access is enough. */
+  async removeDefaultChannel(auth: AuthContext, streamId: number): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const actor = await this.access.actorFor(auth.user);
+      const { stream } = await this.access.accessById(actor, auth.realm.id, streamId, { requireContentAccess: false });
+      if (await this.channels.removeDefaultChannel(auth.realm.id, stream.id))
+        await this.sendDefaultStreams(auth.realm.id);
+    });
+  }
+
   // ---- DELETE /streams/{stream_id} -------------------------------------------------------
 
   async archive(auth: AuthContext, streamId: number): Promise<void> {

@@ -27,6 +27,7 @@ export const ChannelErrors = {
   /** A privacy combination update_stream_backend refuses. */
   invalidPermissionCombination: () => badRequest('Invalid parameters'),
   defaultCannotBePrivate: () => badRequest('A default channel cannot be private.'),
+  privateCannotBeDefault: () => badRequest('Private channels cannot be made default.'),
   moderationChannelMustBePrivate: () => badRequest('Moderation request channel must be private.'),
   contentAccessRequired: () => badRequest('Channel content access is required.'),
   webPublicNotEnabled: () => badRequest('Web-public channels are not enabled.'),

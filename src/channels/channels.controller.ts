@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
-import { CurrentUser, NoGuests } from '../common/auth/decorators';
+import { CurrentUser, NoGuests, RequireRole } from '../common/auth/decorators';
 import { Args } from '../common/http/params';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { ChannelAdminService } from './channel-admin.service';
@@ -14,6 +14,7 @@ import {
 import { ChannelQueriesService } from './channel-queries.service';
 import {
   CreateChannelArgs,
+  DefaultStreamArgs,
   GetStreamIdArgs,
   GetStreamsArgs,
   StreamEmailAddressArgs,
@@ -122,6 +123,20 @@ export class ChannelsController {
   @Delete('streams/:stream_id')
   async archive(@CurrentUser() auth: AuthContext, @Param('stream_id', PathIntPipe) streamId: number) {
     await this.admin.archive(auth, streamId);
+    return {};
+  }
+
+  @Post('default_streams')
+  @RequireRole('admin')
+  async addDefault(@CurrentUser() auth: AuthContext, @Args(DefaultStreamArgs) args: DefaultStreamArgs) {
+    await this.admin.addDefaultChannel(auth, args.stream_id);
+    return {};
+  }
+
+  @Delete('default_streams')
+  @RequireRole('admin')
+  async removeDefault(@CurrentUser() auth: AuthContext, @Args(DefaultStreamArgs) args: DefaultStreamArgs) {
+    await this.admin.removeDefaultChannel(auth, args.stream_id);
     return {};
   }
 

@@ -158,13 +158,15 @@ export class ChannelsRepository {
     return rows.map((r) => r.streamId);
   }
 
-  async addDefaultChannels(realmId: number, streamIds: number[]): Promise<void> {
-    if (streamIds.length === 0) return;
-    await this.em.query(
+  /** Makes the channels default ones; returns how many were not already. */
+  async addDefaultChannels(realmId: number, streamIds: number[]): Promise<number> {
+    if (streamIds.length === 0) return 0;
+    const rows = await this.em.query<unknown[]>(
       `INSERT INTO default_stream (realm_id, stream_id) SELECT $1, unnest($2::int[])
-       ON CONFLICT (realm_id, stream_id) DO NOTHING`,
+       ON CONFLICT (realm_id, stream_id) DO NOTHING RETURNING id`,
       [realmId, streamIds],
     );
+    return rows.length;
   }
 
   /** Removes a default channel; true when it was one. */

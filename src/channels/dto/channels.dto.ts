@@ -129,3 +129,10 @@ export class StreamEmailAddressArgs {
   @IsInt()
   sender_id?: number;
 }
+
+/** POST and DELETE /default_streams */
+export class DefaultStreamArgs {
+  @Arg()
+  @IsInt()
+  stream_id: number;
+}
