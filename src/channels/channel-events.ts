@@ -148,4 +148,8 @@ export class ChannelEvents {
   ): void {
     this.send(realmId, { type: 'channel_folder', op: 'update', channel_folder_id: folderId, data }, userIds);
   }
+
+  channelFolderReorder(realmId: number, order: number[], userIds: Iterable<number>): void {
+    this.send(realmId, { type: 'channel_folder', op: 'reorder', order }, userIds);
+  }
 }

@@ -4,7 +4,12 @@ import { CurrentUser, RequireRole } from '../common/auth/decorators';
 import { Args } from '../common/http/params';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import { ChannelFoldersService } from './channel-folders.service';
-import { CreateChannelFolderArgs, GetChannelFoldersArgs, UpdateChannelFolderArgs } from './dto/channel-folders.dto';
+import {
+  CreateChannelFolderArgs,
+  GetChannelFoldersArgs,
+  ReorderChannelFoldersArgs,
+  UpdateChannelFolderArgs,
+} from './dto/channel-folders.dto';
 
 @Controller('api/v1/channel_folders')
 export class ChannelFoldersController {
@@ -20,6 +25,13 @@ export class ChannelFoldersController {
   @Get()
   async list(@CurrentUser() auth: AuthContext, @Args(GetChannelFoldersArgs) args: GetChannelFoldersArgs) {
     return { channel_folders: await this.folders.list(auth, args.include_archived) };
+  }
+
+  @Patch()
+  @RequireRole('admin')
+  async reorder(@CurrentUser() auth: AuthContext, @Args(ReorderChannelFoldersArgs) args: ReorderChannelFoldersArgs) {
+    await this.folders.reorder(auth, args.order);
+    return {};
   }
 
   @Patch(':channel_folder_id')

@@ -58,4 +58,22 @@ export class ChannelFoldersRepository {
     const rows = await this.em.query<unknown[]>(`SELECT 1 FROM stream WHERE folder_id = $1 LIMIT 1`, [folderId]);
     return rows.length > 0;
   }
+
+  /** Every folder of the realm (archived ones too), locked for a reorder. */
+  async lockAllInRealm(realmId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM channel_folder WHERE realm_id = $1 ORDER BY id FOR UPDATE`,
+      [realmId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Sets each folder's `order` to its position in `ids`. */
+  async setOrder(ids: number[]): Promise<void> {
+    await this.em.query(
+      `UPDATE channel_folder f SET "order" = o.position - 1
+         FROM unnest($1::int[]) WITH ORDINALITY AS o(id, position) WHERE f.id = o.id`,
+      [ids],
+    );
+  }
 }

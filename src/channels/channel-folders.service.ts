@@ -1,3 +1,4 @@
+import { ParamErrors } from '../common/errors/param.errors';
 import { Injectable } from '@nestjs/common';
 import { UserDirectoryService } from '../users/user-directory.service';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -71,6 +72,20 @@ export class ChannelFoldersService {
       if (!folder) throw ChannelFolderErrors.nameInUse();
       this.events.channelFolderAdd(realmId, channelFolderDict(folder), await this.everyone(realmId));
       return folder.id;
+    });
+  }
+
+  /** PATCH /channel_folders (try_reorder_realm_channel_folders): every folder, each once. */
+  async reorder(auth: AuthContext, order: number[]): Promise<void> {
+    await runInTransaction(this.dataSource, async () => {
+      const realmId = auth.realm.id;
+      const ids = await this.folders.lockAllInRealm(realmId);
+      const known = new Set(ids);
+      if (order.length !== ids.length || new Set(order).size !== order.length || order.some((id) => !known.has(id))) {
+        throw ParamErrors.invalidOrderMapping();
+      }
+      await this.folders.setOrder(order);
+      this.events.channelFolderReorder(realmId, order, await this.everyone(realmId));
     });
   }
 

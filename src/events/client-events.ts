@@ -351,6 +351,13 @@ export type ChannelFolderUpdateEvent = {
   data: { name?: string; description?: string; rendered_description?: string; is_archived?: boolean };
 };
 
+/** The realm's channel folders in their new order (every folder's id). */
+export type ChannelFolderReorderEvent = {
+  type: 'channel_folder';
+  op: 'reorder';
+  order: number[];
+};
+
 // ---- messages ---------------------------------------------------------------------------------
 
 /** A new message (messageDict in messaging/message-format.ts) with the recipient's flags. */
@@ -606,6 +613,7 @@ export type ClientEvent =
   | MutedTopicsEvent
   | ChannelFolderAddEvent
   | ChannelFolderUpdateEvent
+  | ChannelFolderReorderEvent
   | NewMessageEvent
   | UpdateMessageEvent
   | DeleteMessageEvent

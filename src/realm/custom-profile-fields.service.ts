@@ -1,3 +1,4 @@
+import { ParamErrors } from '../common/errors/param.errors';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -196,7 +197,7 @@ export class CustomProfileFieldsService {
       const position = new Map<number, number>();
       order.forEach((id, i) => position.set(id, i));
       const all = await this.fields.listForRealm(realmId);
-      for (const field of all) if (!position.has(field.id)) throw CustomProfileFieldErrors.invalidOrderMapping();
+      for (const field of all) if (!position.has(field.id)) throw ParamErrors.invalidOrderMapping();
       for (const field of all) await this.fields.update(field.id, { order: position.get(field.id)! });
       await this.notify(realmId);
     });

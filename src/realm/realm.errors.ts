@@ -31,5 +31,4 @@ export const CustomProfileFieldErrors = {
   tooManySummaryFields: (max: number) =>
     badRequest(`Only ${max} custom profile fields can be displayed in the profile summary.`),
   defaultFieldNotUpdatable: () => badRequest('Default custom field cannot be updated.'),
-  invalidOrderMapping: () => badRequest('Invalid order mapping.'),
 };

@@ -1,4 +1,4 @@
-import { IsBoolean, MaxLength } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, MaxLength } from 'class-validator';
 import { Arg, OptionalArg } from '../../common/http/params';
 
 /** POST /channel_folders/create */
@@ -32,4 +32,12 @@ export class UpdateChannelFolderArgs {
   @OptionalArg({ json: false })
   @MaxLength(60)
   name?: string;
+}
+
+/** PATCH /channel_folders: every folder's id, in the new order. */
+export class ReorderChannelFoldersArgs {
+  @Arg()
+  @IsArray()
+  @IsInt({ each: true })
+  order: number[];
 }

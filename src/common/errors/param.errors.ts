@@ -17,6 +17,8 @@ export const ParamErrors = {
   notAUrl: (name: string) => badRequest(`${name} is not a URL`),
   notADate: (name: string) => badRequest(`${name} is not a date`),
   invalid: (name: string) => badRequest(`Invalid ${name}`),
+  /** A reorder whose list is not exactly every item once (profile fields, channel folders). */
+  invalidOrderMapping: () => badRequest('Invalid order mapping.'),
   /** A bulk "add"/"delete" endpoint given neither (user group members, subscriptions). */
   nothingToDo: () => badRequest('Nothing to do. Specify at least one of "add" or "delete".'),
   tooLong: (name: string, limit: number | string) => badRequest(`${name} is too long (limit: ${limit} characters)`),

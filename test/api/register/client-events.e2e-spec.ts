@@ -283,6 +283,13 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     'channel_folder/update': {
       action: () => ok(t, 'patch', `/channel_folders/${made.folder}`, IAGO, { description: 'More **drama**' }),
     },
+    'channel_folder/reorder': {
+      action: async () => {
+        const { channel_folders } = await ok(t, 'get', '/channel_folders', IAGO, { include_archived: true });
+        const ids = (channel_folders as Array<{ id: number }>).map((f) => f.id);
+        return ok(t, 'patch', '/channel_folders', IAGO, { order: [...ids].reverse() });
+      },
+    },
     // ---- messages
     message: {
       action: async () => {
