@@ -54,6 +54,9 @@ export class MetricsRegistry {
       help: 'Jobs waiting to run, by queue.',
       labelNames: ['queue'],
       async collect() {
+        // Readers may query the database: let the other gauges of this scrape (the pool's among
+        // them) read their values first, so they describe the app, not the scrape's own queries.
+        await new Promise((resolve) => setImmediate(resolve));
         this.reset();
         for (const [queue, read] of queues) this.set({ queue }, await read());
       },

@@ -141,9 +141,12 @@ describe('scheduled message delivery in the background', () => {
   it('two polling instances: each message once', async () => {
     const a = await launch({ JOBS_WORKERS: 'on', JOBS_POLL_INTERVAL_MS: '50' });
     const b = await launch({ JOBS_WORKERS: 'on', JOBS_POLL_INTERVAL_MS: '50' });
-    const at = Math.floor(Date.now() / 1000) + 2;
+    // Far enough ahead that a loaded machine still schedules all ten in the future; then both
+    // instances' clocks move past it and their pollers race for the rows.
+    const at = Math.floor(Date.now() / 1000) + 600;
     const ids: number[] = [];
     for (let n = 0; n < 10; n++) ids.push(await scheduleOn(n % 2 ? a : b, `Polled ${n}`, at));
+    for (const i of [a, b]) i.app.get(Clock).advance(601_000);
     await waitFor(async () => {
       for (const id of ids) if (!(await delivered(a.ds, id)).delivered) return false;
       return true;
