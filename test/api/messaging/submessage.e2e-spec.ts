@@ -294,6 +294,32 @@ describe('widgets and POST /submessage', () => {
       expectError(await post(HAMLET, 1.5, vote), 400, 'message_id is not an integer');
     });
 
+    it('guests who can read the message, and bots, may vote; archived channels take no submessages', async () => {
+      const id = await sendChannel(t, HAMLET, 'Verona', 'guest poll', '/poll Guests?\nyes');
+      const vote = { type: 'vote', key: 'canned,0', vote: 1 };
+      await subscribe(t, IAGO, 'Verona', [POLONIUS]);
+      expect((await post(POLONIUS, id, vote)).status).toBe(200);
+      expect((await post(BOT, id, vote)).status).toBe(200);
+      expectError(
+        await post(POLONIUS, id, { type: 'question', question: 'Mine?' }),
+        400,
+        "You can't edit a question unless you are the author.",
+      );
+      expect((await submessagesOf(POLONIUS, id)).map((s) => s.sender_id)).toEqual([
+        await userId(t, HAMLET),
+        await userId(t, POLONIUS),
+        await userId(t, BOT),
+      ]);
+
+      await subscribe(t, HAMLET, 'widgets-archive');
+      const archived = await sendChannel(t, HAMLET, 'widgets-archive', 'poll', '/poll Archived?\nyes');
+      const channel = await call(t, 'get', '/get_stream_id', HAMLET, { stream: 'widgets-archive' });
+      const streamId = (channel.body as { stream_id: number }).stream_id;
+      expect((await call(t, 'delete', `/streams/${streamId}`, IAGO)).status).toBe(200);
+      expectError(await post(HAMLET, archived, vote), 400, 'Invalid message(s)');
+      expect(await storedCount(archived)).toBe(1);
+    });
+
     it('checks its parameters: msg_type, missing values, the size of the content', async () => {
       const id = await sendChannel(t, HAMLET, CHANNEL, 'poll', '/poll Sizes?');
       const vote = { type: 'vote', key: 'canned,0', vote: 1 };
