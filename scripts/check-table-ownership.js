@@ -32,6 +32,7 @@ const OWNERS = {
   user_message: 'messaging',
   direct_message_group: 'messaging',
   reaction: 'messaging',
+  submessage: 'messaging',
   attachment: 'uploads',
   attachment_message: 'uploads',
   push_device_token: 'push',

@@ -221,6 +221,18 @@ const OWN = {
     requestBody: form('keys: a JSON list of keys (optional).'),
     responses: { 200: success, 400: error },
   },
+  'post /api/v1/submessage': {
+    operationId: 'add-submessage',
+    summary: 'Add a submessage to a widget message',
+    description:
+      "Zulip's `POST /submessage` (not in Zulip's document): `message_id` (JSON integer), `msg_type` " +
+      '(`widget`) and `content`, a JSON string of at most 10,000 characters checked as the widget ' +
+      '(poll or to-do list) expects. The message must be accessible and be a widget message; a ' +
+      '`submessage` event goes to every user who has the message.',
+    tags: ['messages'],
+    requestBody: form('message_id, msg_type, content.'),
+    responses: { 200: success, 400: error },
+  },
   'patch /api/v1/realm': {
     operationId: 'update-realm',
     summary: 'Update organization settings',

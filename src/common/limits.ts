@@ -13,6 +13,10 @@ export const Limits = {
   MAX_REMINDER_NOTE_LENGTH: 1000,
   MAX_BULK_NEW_SUBSCRIPTION_MESSAGES: 100,
   MAX_FULL_NAME_LENGTH: 100,
+  /** POST /submessage: characters of one submessage's JSON content (Zulip has no limit). */
+  MAX_SUBMESSAGE_LENGTH: 10000,
+  /** Submessages one message may collect (votes, options, tasks…; Zulip has no limit). */
+  MAX_SUBMESSAGES_PER_MESSAGE: 10000,
   /** settings.USER_STATE_SIZE_LIMIT: characters (keys and values) one bot may store. */
   BOT_STORAGE_SIZE_LIMIT: 10_000_000,
   EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS: 90,

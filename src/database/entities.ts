@@ -19,6 +19,7 @@ import {
   DirectMessageGroup,
   Message,
   Reaction,
+  SubMessage,
   UserMessage,
 } from '../messaging/message.entity';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
@@ -57,6 +58,7 @@ export const ENTITIES = [
   UserMessage,
   DirectMessageGroup,
   Reaction,
+  SubMessage,
   Attachment,
   AttachmentMessage,
   UserPresence,
@@ -142,6 +144,8 @@ foreignKey(Message, 'recipient_id', () => Recipient);
 foreignKey(DirectMessageGroup, 'recipient_id', () => Recipient, 'SET NULL', true);
 foreignKey(Reaction, 'user_profile_id', () => UserProfile);
 foreignKey(Reaction, 'message_id', () => Message);
+foreignKey(SubMessage, 'message_id', () => Message);
+foreignKey(SubMessage, 'sender_id', () => UserProfile);
 foreignKey(Attachment, 'owner_id', () => UserProfile);
 foreignKey(Attachment, 'realm_id', () => Realm);
 foreignKey(AttachmentMessage, 'attachment_id', () => Attachment);

@@ -436,6 +436,16 @@ export type ReactionEvent = {
   user: { user_id: number; email: string; full_name: string };
 };
 
+/** Someone added a submessage (a vote, an option, a task…) to a widget message. */
+export type SubmessageEvent = {
+  type: 'submessage';
+  msg_type: string;
+  message_id: number;
+  submessage_id: number;
+  sender_id: number;
+  content: string;
+};
+
 export type TypingUser = {
   user_id: number;
   email: string;
@@ -620,6 +630,7 @@ export type ClientEvent =
   | UpdateMessageFlagsAddEvent
   | UpdateMessageFlagsRemoveEvent
   | ReactionEvent
+  | SubmessageEvent
   | TypingEvent
   | TypingEditMessageEvent
   | AttachmentAddEvent

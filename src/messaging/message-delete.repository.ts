@@ -34,11 +34,12 @@ export class MessageDeleteRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Deletes the messages, their UserMessage rows, reactions and attachment links; returns deleted ids. */
+  /** Deletes the messages, their UserMessage rows, reactions, submessages and attachment links; returns deleted ids. */
   async deleteMessages(ids: number[]): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
       `WITH um AS (DELETE FROM user_message WHERE message_id = ANY($1::int[])),
             r AS (DELETE FROM reaction WHERE message_id = ANY($1::int[])),
+            sm AS (DELETE FROM submessage WHERE message_id = ANY($1::int[])),
             am AS (DELETE FROM attachment_message WHERE message_id = ANY($1::int[])),
             d AS (DELETE FROM message WHERE id = ANY($1::int[]) RETURNING id)
        SELECT id FROM d`,

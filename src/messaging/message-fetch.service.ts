@@ -12,6 +12,7 @@ import {
   isGuest,
 } from './message-access.policy';
 import { MessageAccessService } from './message-access.service';
+import { SubmessageRepository } from './submessage.repository';
 import { fetchedMessageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
 import {
   FetchQuery,
@@ -82,6 +83,7 @@ export class MessageFetchService {
     private readonly realms: RealmService,
     private readonly principals: PrincipalService,
     private readonly linkifiers: LinkifierService,
+    private readonly submessages: SubmessageRepository,
   ) {}
 
   async getMessages(auth: AuthContext, input: GetMessagesInput): Promise<Record<string, unknown>> {
@@ -440,7 +442,7 @@ export class MessageFetchService {
     return { query: { includeHistory, conditions, params, search }, channelRecipientId, excludeMuted };
   }
 
-  /** Message dicts for fetched rows: one query each for messages, users and reactions. */
+  /** Message dicts for fetched rows: one query each for messages, users, reactions and submessages. */
   private async formatRows(
     auth: AuthContext,
     rows: FetchedRow[],
@@ -468,12 +470,8 @@ export class MessageFetchService {
     }
     const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
     const reactions = await this.messages.reactionsForMessages(items.map((i) => i.message.id));
-    const byMessage = new Map<number, typeof reactions>();
-    for (const r of reactions) {
-      const list = byMessage.get(r.messageId) ?? [];
-      list.push(r);
-      byMessage.set(r.messageId, list);
-    }
+    const byMessage = groupByMessage(reactions);
+    const submessagesByMessage = groupByMessage(await this.submessages.forMessages(items.map((i) => i.message.id)));
     return items.map(({ row, message }) => {
       const rendered = message.renderedContent ?? renderMarkdown(message.content).html;
       const dict = fetchedMessageDict(
@@ -483,6 +481,7 @@ export class MessageFetchService {
         users,
         byMessage.get(message.id) ?? [],
         opts,
+        submessagesByMessage.get(message.id) ?? [],
       );
       if (row.match_content !== undefined) dict.match_content = row.match_content;
       if (row.match_subject !== undefined) dict.match_subject = row.match_subject;
@@ -535,4 +534,14 @@ export class MessageFetchService {
       .map((t) => ({ name: topicForClient(t.name, allowEmptyTopicName), max_id: t.max_id }))
       .sort((a, b) => b.max_id - a.max_id);
   }
+}
+
+function groupByMessage<T extends { messageId: number }>(rows: readonly T[]): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const r of rows) {
+    const list = out.get(r.messageId);
+    if (list) list.push(r);
+    else out.set(r.messageId, [r]);
+  }
+  return out;
 }

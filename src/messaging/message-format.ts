@@ -55,6 +55,15 @@ export interface ReactionRow {
   reactionType: string;
 }
 
+/** A stored submessage (Zulip's SubMessage.get_raw_db_rows). */
+export interface SubmessageRow {
+  id: number;
+  messageId: number;
+  senderId: number;
+  msgType: string;
+  content: string;
+}
+
 export interface FormatOptions {
   applyMarkdown: boolean;
   clientGravatar: boolean;
@@ -175,6 +184,17 @@ export function reactionDicts(rows: readonly ReactionRow[]): Array<Record<string
   }));
 }
 
+/** `submessages` of a message dict, in id order (as loaded). */
+export function submessageDicts(rows: readonly SubmessageRow[]): Array<Record<string, unknown>> {
+  return rows.map((r) => ({
+    msg_type: r.msgType,
+    content: r.content,
+    message_id: r.messageId,
+    sender_id: r.senderId,
+    id: r.id,
+  }));
+}
+
 export function displayRecipientOf(
   message: MessageRow,
   users: ReadonlyMap<number, UserBrief>,
@@ -203,6 +223,7 @@ export function messageDict(
   users: ReadonlyMap<number, UserBrief>,
   reactions: readonly ReactionRow[],
   opts: FormatOptions,
+  submessages: readonly SubmessageRow[] = [],
 ): Record<string, unknown> {
   const sender = users.get(message.senderId);
   const dict: Record<string, unknown> = {
@@ -216,7 +237,7 @@ export function messageDict(
     topic_links: opts.topicLinks && message.isChannelMessage ? opts.topicLinks(message.subject) : [],
     is_me_message: isMeMessage(message.content, rendered),
     reactions: reactionDicts(reactions),
-    submessages: [],
+    submessages: submessageDicts(submessages),
     sender_full_name: sender?.fullName ?? '',
     sender_email: sender ? apiEmailOf(sender, opts.realmHost) : '',
     sender_realm_str: sender?.realmStringId ?? opts.realmStringId,
@@ -238,6 +259,7 @@ export function fetchedMessageDict(
   users: ReadonlyMap<number, UserBrief>,
   reactions: readonly ReactionRow[],
   opts: FormatOptions,
+  submessages: readonly SubmessageRow[] = [],
 ): Record<string, unknown> {
-  return { ...messageDict(message, rendered, users, reactions, opts), flags: flagsToApi(flags) };
+  return { ...messageDict(message, rendered, users, reactions, opts, submessages), flags: flagsToApi(flags) };
 }

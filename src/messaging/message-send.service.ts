@@ -20,7 +20,9 @@ import type { UserProfile } from '../users/user.entity';
 import { defaultReadBySender } from './client-name';
 import { flagsToApi } from './flags';
 import { inContentAccessGroups, isGuest } from './message-access.policy';
-import { messageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
+import { messageDict, type FormatOptions, type MessageRow, type SubmessageRow, type UserBrief } from './message-format';
+import { SubmessageRepository } from './submessage.repository';
+import { widgetFromContent, widgetSubmessageContent } from './widget';
 import { MARKDOWN_VERSION, MessageRenderService } from './message-render.service';
 import {
   hasNul,
@@ -155,6 +157,7 @@ export class MessageSendService {
     private readonly userGroups: UserGroupsQueryService,
     private readonly mutedUsers: MutedUsersService,
     private readonly linkifiers: LinkifierService,
+    private readonly submessages: SubmessageRepository,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -400,6 +403,7 @@ export class MessageSendService {
       channel.id,
     );
     if (hasAttachment) await this.messages.claimAttachments(realm.id, user.id, id, rendered.linkedUploadPathIds);
+    const submessages = await this.addWidgets([{ messageId: id, senderId: user.id, content }]);
 
     const result: SendMessageResult = { id };
     const policy = this.automaticVisibilityPolicy(user, channel);
@@ -457,6 +461,7 @@ export class MessageSendService {
       flags,
       hasAttachment,
       flagInputs.mutedByIds,
+      submessages,
     );
     return result;
   }
@@ -572,6 +577,7 @@ export class MessageSendService {
       null,
     );
     if (hasAttachment) await this.messages.claimAttachments(realm.id, user.id, id, rendered.linkedUploadPathIds);
+    const submessages = await this.addWidgets([{ messageId: id, senderId: user.id, content }]);
     const row: MessageRow = {
       id,
       realmId: realm.id,
@@ -598,6 +604,7 @@ export class MessageSendService {
       flags,
       hasAttachment,
       flagInputs.mutedByIds,
+      submessages,
     );
     return { id };
   }
@@ -697,6 +704,9 @@ export class MessageSendService {
         flags: p.flags,
       })),
     );
+    const widgets = await this.addWidgets(
+      prepared.map((p, i) => ({ messageId: ids[i], senderId: sender.id, content: p.row.content })),
+    );
     for (const [i, p] of prepared.entries()) {
       p.row.id = ids[i];
       await this.queueMessageEvent(
@@ -706,9 +716,35 @@ export class MessageSendService {
         users,
         p.recipients,
         p.flags,
+        false,
+        undefined,
+        widgets.filter((w) => w.messageId === ids[i]),
       );
     }
     return ids;
+  }
+
+  /**
+   * Zulip's do_widget_post_save_actions: a message whose content starts with `/poll` or `/todo`
+   * gets its widget as a first submessage, from its sender. Messages without a widget cost no
+   * statement; any number of widget messages cost one.
+   */
+  private async addWidgets(
+    items: Array<{ messageId: number; senderId: number; content: string }>,
+  ): Promise<SubmessageRow[]> {
+    const widgets = items.flatMap((item) => {
+      const widget = widgetFromContent(item.content);
+      return widget ? [{ ...item, content: widgetSubmessageContent(widget) }] : [];
+    });
+    if (widgets.length === 0) return [];
+    const ids = await this.submessages.addWidgets(widgets);
+    return widgets.map((w, i) => ({
+      id: ids[i],
+      messageId: w.messageId,
+      senderId: w.senderId,
+      msgType: 'widget',
+      content: w.content,
+    }));
   }
 
   /** Guests in realms that restrict user access may only write to users they can see. */
@@ -764,6 +800,7 @@ export class MessageSendService {
     flags: number[],
     hasAttachment = false,
     mutedByIds?: ReadonlySet<number>,
+    submessages: readonly SubmessageRow[] = [],
   ): Promise<void> {
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
@@ -781,7 +818,7 @@ export class MessageSendService {
       const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}`;
       let dict = dicts.get(key);
       if (!dict) {
-        dict = messageDict(row, row.renderedContent ?? '', users, [], opts);
+        dict = messageDict(row, row.renderedContent ?? '', users, [], opts, submessages);
         dicts.set(key, dict);
       }
       return dict;

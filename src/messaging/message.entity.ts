@@ -212,3 +212,29 @@ export class AttachmentMessage {
   @PrimaryColumn({ name: 'message_id', type: 'integer' })
   messageId: number;
 }
+
+/**
+ * A submessage (Zulip's SubMessage): widget state attached to a message. The first one of a
+ * widget message is the widget itself (msg_type `widget`, content `{widget_type, extra_data}`),
+ * written by the sender when the message is sent; later ones are the readers' changes (votes,
+ * new options, struck tasks), kept in id order. Deleted with their message.
+ */
+@Entity({ name: 'submessage' })
+@Index('submessage_message_id_idx', ['messageId'])
+export class SubMessage {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'message_id', type: 'integer' })
+  messageId: number;
+
+  @Column({ name: 'sender_id', type: 'integer' })
+  senderId: number;
+
+  @Column({ name: 'msg_type', type: 'text' })
+  msgType: string;
+
+  /** The JSON text as the client sent it (or as the send path built it), never re-encoded. */
+  @Column({ type: 'text' })
+  content: string;
+}

@@ -110,6 +110,18 @@ export const ReactionErrors = {
     badRequest('At least one of the following arguments must be present: emoji_name, emoji_code'),
 };
 
+/** Errors of POST /submessage (Zulip's process_submessage and validate_poll_data / validate_todo_data). */
+export const SubmessageErrors = {
+  invalidJson: () => badRequest('Invalid json for submessage'),
+  cannotAttach: () => badRequest('You cannot attach a submessage to this message.'),
+  /** Our limit (Limits.MAX_SUBMESSAGES_PER_MESSAGE); Zulip has none. */
+  tooMany: (limit: number) => badRequest(`This message cannot take more than ${limit} submessages.`),
+  pollQuestionNotAuthor: () => badRequest("You can't edit a question unless you are the author."),
+  todoTitleNotAuthor: () => badRequest("You can't edit the task list title unless you are the author."),
+  /** `widget` is `poll` or `todo`; `type` the data's unknown `type` value. */
+  unknownDataType: (widget: string, type: string) => badRequest(`Unknown type for ${widget} data: ${type}`),
+};
+
 /** Errors about narrows (GET /messages, POST /register). `i` is the term's index. */
 export const NarrowErrors = {
   // Zulip's BadNarrowOperatorError (code BAD_NARROW, the description in `desc`)

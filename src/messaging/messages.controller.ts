@@ -19,6 +19,7 @@ import {
   RemoveReactionArgs,
   RenderMessageArgs,
   SendMessageArgs,
+  SubmessageArgs,
   EditTypingArgs,
   TypingArgs,
   UpdateFlagsArgs,
@@ -34,12 +35,13 @@ import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
 import { CONTENT_TRUNCATION_SUFFIX, truncateContent } from './message-text';
 import { ReactionsService } from './reactions.service';
+import { SubmessageService } from './submessage.service';
 import { TypingService } from './typing.service';
 import { ReadReceiptsService } from './read-receipts.service';
 import { MessageHistoryService } from './message-history.service';
 import { TopicDeleteService } from './topic-delete.service';
 
-/** Sending, reading, rendering, flags, reactions and typing notifications. */
+/** Sending, reading, rendering, flags, reactions, submessages and typing notifications. */
 @Controller('api/v1')
 export class MessagesController {
   constructor(
@@ -55,6 +57,7 @@ export class MessagesController {
     private readonly receipts: ReadReceiptsService,
     private readonly histories: MessageHistoryService,
     private readonly topicDeleter: TopicDeleteService,
+    private readonly submessages: SubmessageService,
   ) {}
 
   @Post('messages')
@@ -189,6 +192,12 @@ export class MessagesController {
     @Args(ReportMessageArgs) args: ReportMessageArgs,
   ) {
     await this.reporter.reportMessage(auth, messageId, args.report_type, args.description);
+    return {};
+  }
+
+  @Post('submessage')
+  async addSubmessage(@CurrentUser() auth: AuthContext, @Args(SubmessageArgs) args: SubmessageArgs) {
+    await this.submessages.addSubmessage(auth, args.message_id, args.msg_type, args.content);
     return {};
   }
 

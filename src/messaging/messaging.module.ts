@@ -27,6 +27,8 @@ import { MessagesRepository } from './messages.repository';
 import { MessagingStateService } from './messaging-state.service';
 import { ReactionsRepository } from './reactions.repository';
 import { ReactionsService } from './reactions.service';
+import { SubmessageRepository } from './submessage.repository';
+import { SubmessageService } from './submessage.service';
 import { TypingService } from './typing.service';
 import { ReadReceiptsService } from './read-receipts.service';
 import { MessageHistoryService } from './message-history.service';
@@ -58,6 +60,8 @@ import { TopicDeleteService } from './topic-delete.service';
     MessageFetchService,
     MessageFlagsService,
     ReactionsService,
+    SubmessageRepository,
+    SubmessageService,
     TypingService,
     ChannelMessagesHandler,
     MessagingStateService,

@@ -77,13 +77,13 @@ function checkDictOnly(
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw ParamErrors.notADict(name);
   const obj = value as Record<string, unknown>;
   for (const [key, check] of required) {
-    if (!(key in obj)) throw CustomProfileFieldErrors.keyMissing(key, name);
+    if (!(key in obj)) throw ParamErrors.keyMissing(key, name);
     check(`${name}["${key}"]`, obj[key]);
   }
   for (const [key, check] of optional) if (key in obj) check(`${name}["${key}"]`, obj[key]);
   const known = new Set([...required, ...optional].map(([k]) => k));
   const extra = Object.keys(obj).filter((k) => !known.has(k));
-  if (extra.length > 0) throw CustomProfileFieldErrors.unexpectedArguments(extra);
+  if (extra.length > 0) throw ParamErrors.unexpectedArguments(extra);
   return obj;
 }
 

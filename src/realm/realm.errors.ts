@@ -20,8 +20,6 @@ export const CustomProfileFieldErrors = {
   /** check_required_string: `name` is a path in field_data. */
   blank: (name: string) => badRequest(`${name} cannot be blank.`),
   choiceValueBlank: () => CustomProfileFieldErrors.blank("'value'"),
-  keyMissing: (key: string, name: string) => badRequest(`${key} key is missing from ${name}`),
-  unexpectedArguments: (keys: string[]) => badRequest(`Unexpected arguments: ${keys.join(', ')}`),
   duplicateChoices: () => badRequest('Field must not have duplicate choices.'),
   noChoices: () => badRequest('Field must have at least one choice.'),
   urlPatternWithoutUsername: () => badRequest("URL pattern must contain '%(username)s'."),

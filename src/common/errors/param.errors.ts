@@ -27,6 +27,10 @@ export const ParamErrors = {
   invalidFormat: (name: string) => badRequest(`${name} has invalid format`),
   tooSmall: (name: string) => badRequest(`${name} is too small`),
   tooLarge: (name: string) => badRequest(`${name} is too large`),
+  /** Zulip's check_dict: a required key is absent from the dict `name`. */
+  keyMissing: (key: string, name: string) => badRequest(`${key} key is missing from ${name}`),
+  /** Zulip's check_dict_only: keys it does not know (joined as Zulip joins them). */
+  unexpectedArguments: (keys: string[]) => badRequest(`Unexpected arguments: ${keys.join(', ')}`),
   /** A required key of a dict parameter is absent: `path` is `name["key"]`. */
   fieldMissing: (path: string) => badRequest(`${path} field is missing: Field required`),
   unexpectedArgument: (key: string, at: string) => badRequest(`Argument "${key}" at ${at} is unexpected`),

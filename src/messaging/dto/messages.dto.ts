@@ -1,4 +1,5 @@
-import { IsArray, IsBoolean, IsIn, IsInt, IsString, Min, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsString, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Limits } from '../../common/limits';
 import { Arg, OptionalArg } from '../../common/http/params';
 
 /** POST /messages, in Zulip's parameter order. */
@@ -253,4 +254,21 @@ export class TypingArgs {
   @OptionalArg()
   @IsString()
   topic?: string;
+}
+
+/** POST /submessage, in Zulip's parameter order. */
+export class SubmessageArgs {
+  @Arg()
+  @IsInt()
+  message_id: number;
+
+  /** Zulip documents `widget` as the only type; widgets are its only use. */
+  @Arg()
+  @IsIn(['widget'])
+  msg_type: string;
+
+  @Arg()
+  @IsString()
+  @MaxLength(Limits.MAX_SUBMESSAGE_LENGTH)
+  content: string;
 }

@@ -63,6 +63,8 @@ describe('message access security', () => {
     record(await call(t, 'get', `/messages/${id}`, email));
     record(await call(t, 'post', `/messages/${id}/reactions`, email, { emoji_name: 'octopus' }));
     record(await call(t, 'delete', `/messages/${id}/reactions`, email, { emoji_name: 'octopus' }));
+    const vote = JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 });
+    record(await call(t, 'post', '/submessage', email, { message_id: id, msg_type: 'widget', content: vote }));
     record(await call(t, 'post', '/messages/flags', email, { messages: [id], op: 'add', flag: 'starred' }));
     record(await call(t, 'post', '/messages/flags', email, { messages: [id], op: 'remove', flag: 'read' }));
     record(await call(t, 'post', '/messages/flags', email, { messages: [id], op: 'add', flag: 'read' }));

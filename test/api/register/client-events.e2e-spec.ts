@@ -317,6 +317,19 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     'reaction/remove': {
       action: () => ok(t, 'delete', `/messages/${made.message}/reactions`, OTHELLO, { emoji_name: 'smile' }),
     },
+    submessage: {
+      action: async () => {
+        // A poll by Othello; Hamlet (who received it) votes.
+        const poll = (
+          await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'events', content: '/poll Tea?\nyes' })
+        ).id as number;
+        await ok(t, 'post', '/submessage', HAMLET, {
+          message_id: poll,
+          msg_type: 'widget',
+          content: JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 }),
+        });
+      },
+    },
     delete_message: {
       action: async () => {
         await ok(t, 'delete', `/messages/${made.message}`, IAGO);

@@ -753,6 +753,22 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       });
     });
 
+    it('submessage (a widget message, then a vote: no register state changes)', async () => {
+      const widget = { type: 'stream', to: 'Verona', topic: 'widgets', content: '/poll Lunch?\nsoup\nsalad' };
+      const events = await verify(HAMLET, () => send(OTHELLO, widget), { expectTypes: ['message'] });
+      const id = (events.find((e) => e.type === 'message') as unknown as { message: { id: number } }).message.id;
+      await verify(
+        HAMLET,
+        () =>
+          ok(t, 'post', '/submessage', HAMLET, {
+            message_id: id,
+            msg_type: 'widget',
+            content: JSON.stringify({ type: 'vote', key: 'canned,1', vote: 1 }),
+          }),
+        { expectTypes: ['submessage'] },
+      );
+    });
+
     it('update_message (content edit adding a mention, topic rename, resolve, move to another channel)', async () => {
       const id = (await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'editable', content: 'first' }))
         .id as number;
@@ -996,6 +1012,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'delete_message',
       'reaction/add',
       'reaction/remove',
+      'submessage',
       'typing/start',
       'user_status',
       'user_settings/update',
