@@ -44,6 +44,7 @@ import {
 } from './channel-settings';
 import {
   canAccessChannelContent,
+  canAccessChannelMetadata,
   canRemoveSubscribers,
   canSubscribeOthers,
   ChannelActor,
@@ -776,13 +777,16 @@ export class SubscriptionsService implements OnModuleInit {
         const error = channelNameError(name);
         if (error) throw Errors.badRequest(error);
       }
-      const found = await this.channels.findByNamesInRealm(realm.id, [...new Set(stripped)]);
+      const existing = await this.channels.findByNamesInRealm(realm.id, [...new Set(stripped)]);
+      const subscribed = await this.channels.activeRecipientIdsOfUser(
+        actor.id,
+        existing.map((s) => s.recipientId!),
+      );
+      // A channel whose existence the caller may not know of answers as a missing one would:
+      // the endpoint must not tell private channel names apart from unused ones.
+      const found = existing.filter((s) => canAccessChannelMetadata(actor, s, subscribed.has(s.recipientId!)));
       const byLower = new Map(found.map((s) => [s.name.toLowerCase(), s]));
       if (unsubscribingOthers) {
-        const subscribed = await this.channels.activeRecipientIdsOfUser(
-          actor.id,
-          found.map((s) => s.recipientId!),
-        );
         const allowed = canRemoveSubscribers(
           actor,
           found.map((channel) => ({ channel, subscribed: subscribed.has(channel.recipientId!) })),

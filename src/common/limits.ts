@@ -1,6 +1,8 @@
 /** Limits returned by POST /register and enforced by the endpoints (DECISIONS.md #11). */
 export const Limits = {
   MAX_MESSAGE_LENGTH: 10000,
+  /** Terms in one narrow (Zulip has no cap; each term may cost a lookup). */
+  MAX_NARROW_TERMS: 50,
   MAX_TOPIC_LENGTH: 60,
   MAX_STREAM_NAME_LENGTH: 60,
   MAX_STREAM_DESCRIPTION_LENGTH: 1024,

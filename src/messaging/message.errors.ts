@@ -124,6 +124,7 @@ export const SubmessageErrors = {
 
 /** Errors about narrows (GET /messages, POST /register). `i` is the term's index. */
 export const NarrowErrors = {
+  tooManyTerms: (max: number) => badNarrow(`a narrow may have at most ${max} terms`),
   // Zulip's BadNarrowOperatorError (code BAD_NARROW, the description in `desc`)
   channelAndDirectMessage: () => badNarrow('No message can be both a channel message and direct message'),
   unknownChannel: (operand: string) => badNarrow(`unknown channel ${operand}`),

@@ -58,3 +58,13 @@ describe('narrow parameter', () => {
     });
   });
 });
+
+describe('narrow size', () => {
+  it('takes up to 50 terms and refuses more with BAD_NARROW', () => {
+    const term = { operator: 'is', operand: 'starred' };
+    expect(parseNarrow(Array.from({ length: 50 }, () => term))).toHaveLength(50);
+    expect(() => parseNarrow(Array.from({ length: 51 }, () => term))).toThrow(
+      'Invalid narrow operator: a narrow may have at most 50 terms',
+    );
+  });
+});

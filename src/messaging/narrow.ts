@@ -1,3 +1,4 @@
+import { Limits } from '../common/limits';
 import { mapTopicPlaceholder } from './message-text';
 import { ParamErrors } from '../common/errors/param.errors';
 import { NarrowErrors } from './message.errors';
@@ -28,6 +29,7 @@ function isInt(v: unknown): v is number {
  */
 export function parseNarrow(raw: unknown): NarrowTerm[] {
   if (!Array.isArray(raw)) throw ParamErrors.notAList('narrow');
+  if (raw.length > Limits.MAX_NARROW_TERMS) throw NarrowErrors.tooManyTerms(Limits.MAX_NARROW_TERMS);
   return raw.map((elem: unknown, i) => {
     let operator: unknown;
     let operand: unknown;

@@ -186,11 +186,12 @@ describe('DELETE /users/me/subscriptions', () => {
     }
   });
 
-  it('a private channel the caller cannot see still counts as existing (not_removed)', async () => {
-    expect((await unsubscribe(OTHELLO, { subscriptions: ['core team'] })).body).toMatchObject({
-      removed: [],
-      not_removed: ['core team'],
-    });
+  it('a private channel the caller cannot see answers as missing (Zulip says not_removed; DECISIONS)', async () => {
+    expectError(
+      await unsubscribe(OTHELLO, { subscriptions: ['core team'] }),
+      400,
+      'Channel(s) (core team) do not exist',
+    );
   });
 
   it('leaving an archived channel works (level 362)', async () => {
@@ -200,6 +201,25 @@ describe('DELETE /users/me/subscriptions', () => {
     expectSuccess(await call(t, 'delete', `/streams/${await channelId(t, 'soon archived')}`, HAMLET));
     expect((await unsubscribe(HAMLET, { subscriptions: ['soon archived'] })).body).toMatchObject({
       removed: ['soon archived'],
+    });
+  });
+
+  it('an inaccessible private channel answers as a missing one (names cannot be probed)', async () => {
+    const made = await call(t, 'post', '/users/me/subscriptions', OTHELLO, {
+      subscriptions: [{ name: 'probe target' }],
+      invite_only: true,
+    });
+    expectSuccess(made);
+    const hidden = await unsubscribe(HAMLET, { subscriptions: ['probe target'] });
+    const missing = await unsubscribe(HAMLET, { subscriptions: ['no such channel here'] });
+    expectError(hidden, 400, 'Channel(s) (probe target) do not exist');
+    expectError(missing, 400, 'Channel(s) (no such channel here) do not exist');
+    // Its subscriber and an administrator still reach it.
+    expect((await unsubscribe(IAGO, { subscriptions: ['probe target'] })).body).toMatchObject({
+      not_removed: ['probe target'],
+    });
+    expect((await unsubscribe(OTHELLO, { subscriptions: ['probe target'] })).body).toMatchObject({
+      removed: ['probe target'],
     });
   });
 });

@@ -146,6 +146,19 @@ describe('reading messages', () => {
       expect(none.anchor).toBe(NEWEST);
     });
 
+    it('refuses narrows of more than 50 terms (each term may cost a lookup)', async () => {
+      const term = { operator: 'is', operand: 'starred' };
+      const ok = await get(HAMLET, { anchor: 'newest', num_before: 1, narrow: Array.from({ length: 50 }, () => term) });
+      expect(ok.status).toBe(200);
+      const res = await get(HAMLET, {
+        anchor: 'newest',
+        num_before: 1,
+        narrow: Array.from({ length: 51 }, () => term),
+      });
+      expectError(res, 400, 'Invalid narrow operator: a narrow may have at most 50 terms', 'BAD_NARROW');
+      expectMatchesOpenApi('get', '/messages', 400, res.body);
+    });
+
     it('refuses bad windows', async () => {
       expectError(await get(HAMLET, { num_before: 1, num_after: 1 }), 400, "Missing 'anchor' argument.");
       expectError(await get(HAMLET, { anchor: 'bogus', num_before: 1, num_after: 1 }), 400, 'Invalid anchor');
