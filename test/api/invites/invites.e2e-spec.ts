@@ -380,6 +380,122 @@ describe('invitations', () => {
     expect(inbox.length).toBeGreaterThanOrEqual(0);
   });
 
+  it('channel and group permissions of the inviter; multiuse links when the setting allows members', async () => {
+    const denmark = await channelId(t, 'Denmark');
+    const [defaultChannel] = await t.dataSource.query<Array<{ stream_id: number }>>(
+      `SELECT stream_id FROM default_stream ORDER BY stream_id LIMIT 1`,
+    );
+    const admins = await groupId(t, 'role:administrators');
+    const members = await groupId(t, 'role:members');
+    const before = await invitationRows();
+    await t.dataSource.query(`UPDATE realm SET can_add_subscribers_group = $1 WHERE string_id = 'zulip'`, [admins]);
+    t.app.get(RealmService).invalidate();
+    try {
+      expectError(
+        await api(t, 'post', INVITES, HAMLET, { invitee_emails: 'ch@example.org', stream_ids: [denmark] }),
+        'post',
+        INVITES,
+        'You do not have permission to subscribe other users to channels.',
+      );
+      expect(await invitationRows()).toEqual(before);
+      // Default channels are always allowed; administrators may use any channel.
+      expectSuccess(
+        await api(t, 'post', INVITES, HAMLET, {
+          invitee_emails: 'ch1@example.org',
+          stream_ids: [defaultChannel.stream_id],
+        }),
+        'post',
+        INVITES,
+      );
+      expectSuccess(
+        await api(t, 'post', INVITES, IAGO, { invitee_emails: 'ch2@example.org', stream_ids: [denmark] }),
+        'post',
+        INVITES,
+      );
+    } finally {
+      await t.dataSource.query(`UPDATE realm SET can_add_subscribers_group = $1 WHERE string_id = 'zulip'`, [members]);
+      t.app.get(RealmService).invalidate();
+    }
+
+    // Groups: the inviter must be able to add members; system groups never.
+    const system = await groupId(t, 'role:members');
+    expectError(
+      await api(t, 'post', INVITES, IAGO, { invitee_emails: 'gr@example.org', stream_ids: [], group_ids: [system] }),
+      'post',
+      INVITES,
+      'Insufficient permission',
+    );
+    const characters = await groupId(t, 'hamletcharacters');
+    await t.dataSource.query(`UPDATE user_group SET can_add_members_group = $1 WHERE id = $2`, [admins, characters]);
+    await t.dataSource.query(`UPDATE user_group SET can_manage_group = $1 WHERE id = $2`, [admins, characters]);
+    expectError(
+      await api(t, 'post', INVITES, OTHELLO, {
+        invitee_emails: 'gr@example.org',
+        stream_ids: [],
+        group_ids: [characters],
+      }),
+      'post',
+      INVITES,
+      'Insufficient permission',
+    );
+    expectError(await api(t, 'post', MULTIUSE, IAGO, { group_ids: [999999] }), 'post', MULTIUSE, 'Invalid user group');
+    expectError(
+      await api(t, 'post', MULTIUSE, IAGO, { stream_ids: [999999] }),
+      'post',
+      MULTIUSE,
+      'Invalid channel ID 999999. No invites were sent.',
+    );
+    expectError(
+      await api(t, 'post', MULTIUSE, IAGO, { invite_expires_in_minutes: 0 }),
+      'post',
+      MULTIUSE,
+      'Invalid invite_expires_in_minutes',
+    );
+
+    // create_multiuse_invite_group set to members: Hamlet may create links, and only sees his own.
+    await t.dataSource.query(`UPDATE realm SET create_multiuse_invite_group = $1 WHERE string_id = 'zulip'`, [members]);
+    t.app.get(RealmService).invalidate();
+    try {
+      const q = await queue(t, HAMLET, ['invites_changed']);
+      const adminQ = await queue(t, IAGO, ['invites_changed']);
+      const othelloQ = await queue(t, OTHELLO, ['invites_changed']);
+      const link = expectSuccess(
+        await api(t, 'post', MULTIUSE, HAMLET, { invite_expires_in_minutes: null }),
+        'post',
+        MULTIUSE,
+      ).invite_link as string;
+      expect(await events(t, q)).toEqual([{ type: 'invites_changed' }]);
+      expect(await events(t, adminQ)).toEqual([{ type: 'invites_changed' }]);
+      expect(await events(t, othelloQ)).toEqual([]);
+      const mine = (await api(t, 'get', INVITES, HAMLET)).body.invites as Array<Record<string, unknown>>;
+      const entry = mine.find((i) => i.link_url === link)!;
+      expect(entry).toMatchObject({ is_multiuse: true, expiry_date: null, invited_as: 400 });
+      expect(mine.every((i) => i.invited_by_user_id === entry.invited_by_user_id)).toBe(true);
+      expectError(
+        await api(t, 'post', MULTIUSE, HAMLET, { invite_as: 200 }),
+        'post',
+        MULTIUSE,
+        'Must be an organization administrator',
+        'UNAUTHORIZED_PRINCIPAL',
+      );
+      // Othello cannot revoke Hamlet's link; Hamlet can.
+      expectError(
+        await api(t, 'delete', `/invites/multiuse/${entry.id as number}`, OTHELLO),
+        'delete',
+        ONE_MULTIUSE,
+        'Must be an organization administrator',
+        'UNAUTHORIZED_PRINCIPAL',
+      );
+      expectSuccess(await api(t, 'delete', `/invites/multiuse/${entry.id as number}`, HAMLET), 'delete', ONE_MULTIUSE);
+      expect(await events(t, adminQ)).toEqual([{ type: 'invites_changed' }]);
+    } finally {
+      await t.dataSource.query(`UPDATE realm SET create_multiuse_invite_group = $1 WHERE string_id = 'zulip'`, [
+        admins,
+      ]);
+      t.app.get(RealmService).invalidate();
+    }
+  });
+
   it('resend mails the invitation again; revoked and expired invitations are refused at registration', async () => {
     expectSuccess(
       await api(t, 'post', INVITES, OTHELLO, { invitee_emails: 'resend@example.org', stream_ids: [] }),
