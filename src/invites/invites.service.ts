@@ -346,14 +346,15 @@ export class InvitesService {
   }
 
   /** What a registration link leads to (no write). */
-  async lookup(key: string): Promise<JoinTarget> {
+  async lookup(hostRealmId: number | null, key: string): Promise<JoinTarget> {
     if (!/^[a-z0-9]{1,40}$/.test(key)) return { outcome: 'invalid' };
     const row = await this.repo.findByKey(key);
-    return this.checkLink(row);
+    return this.checkLink(hostRealmId, row);
   }
 
-  private async checkLink(row: Invitation | null): Promise<JoinTarget> {
-    if (!row || row.status !== InvitationStatus.PENDING) return { outcome: 'invalid' };
+  /** A link works on its own organization's host only, while pending and unexpired. */
+  private async checkLink(hostRealmId: number | null, row: Invitation | null): Promise<JoinTarget> {
+    if (!row || row.status !== InvitationStatus.PENDING || row.realmId !== hostRealmId) return { outcome: 'invalid' };
     if (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now()) return { outcome: 'invalid' };
     const realm = await this.realms.getRealm(row.realmId);
     if (realm.deactivated) return { outcome: 'refused', reason: 'This organization has been deactivated.' };
@@ -364,11 +365,15 @@ export class InvitesService {
    * Accepting an invitation: creates the account with the invited role (do_create_user), its
    * channels and groups, marks an email invitation used, and tells the referrer's clients.
    */
-  async register(key: string, input: { email?: string; fullName: string; password: string }): Promise<RegisterResult> {
+  async register(
+    hostRealmId: number | null,
+    key: string,
+    input: { email?: string; fullName: string; password: string },
+  ): Promise<RegisterResult> {
     if (!/^[a-z0-9]{1,40}$/.test(key)) return { outcome: 'invalid' };
     try {
       return await runInTransaction(this.dataSource, async () => {
-        const target = await this.checkLink(await this.repo.lockByKey(key));
+        const target = await this.checkLink(hostRealmId, await this.repo.lockByKey(key));
         if (target.outcome === 'invalid') return target;
         if (target.outcome === 'refused') return { ...target, status: 400 };
         const { invitation, realm } = target;

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/decorators';
 import { escapeHtml } from '../email/templates/html';
+import { RealmService } from '../realm/realm.service';
 import { InvitesService } from './invites.service';
 
 function page(title: string, body: string): string {
@@ -26,14 +27,26 @@ function field(body: unknown, name: string): string {
  */
 @Controller('join')
 export class JoinController {
-  constructor(private readonly invites: InvitesService) {}
+  constructor(
+    private readonly invites: InvitesService,
+    private readonly realms: RealmService,
+  ) {}
+
+  /** The organization of the Host header (null for an unknown one: no link works there). */
+  private async hostRealmId(req: Request): Promise<number | null> {
+    try {
+      return (await this.realms.realmForHost(req.headers.host))?.id ?? null;
+    } catch {
+      return null;
+    }
+  }
 
   @Public()
   @Get(':key')
-  async form(@Param('key') key: string, @Res() res: Response): Promise<void> {
+  async form(@Param('key') key: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     res.type('html');
-    const target = await this.invites.lookup(key);
+    const target = await this.invites.lookup(await this.hostRealmId(req), key);
     if (target.outcome === 'invalid') {
       res.status(404).send(page('Invitation not valid', INVALID));
       return;
@@ -64,7 +77,7 @@ export class JoinController {
   async register(@Param('key') key: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     res.type('html');
-    const result = await this.invites.register(key, {
+    const result = await this.invites.register(await this.hostRealmId(req), key, {
       email: field(req.body, 'email'),
       fullName: field(req.body, 'full_name'),
       password: field(req.body, 'password'),

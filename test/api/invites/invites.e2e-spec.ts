@@ -766,8 +766,18 @@ describe('invitations', () => {
       .send({ invitee_emails: 'jester@lear.test', stream_ids: JSON.stringify([zulipChannel]) });
     expect(cross.body.msg).toBe(`Invalid channel ID ${zulipChannel}. No invites were sent.`);
 
-    // The link creates the account in Lear's realm.
-    expect((await register(match![1], { full_name: 'The Fool', password: PASSWORD })).status).toBe(200);
+    // The link works on Lear's host only, and creates the account in Lear's realm.
+    expect((await t.http().get(match![1])).status).toBe(404);
+    expect((await register(match![1], { full_name: 'The Fool', password: PASSWORD })).status).toBe(404);
+    expect((await t.http().get(match![1]).set('Host', 'nowhere.zulip.testserver')).status).toBe(404);
+    const learForm = await t.http().get(match![1]).set('Host', 'lear.zulip.testserver');
+    expect(learForm.status).toBe(200);
+    expect(learForm.text).toContain('Join Lear &amp; Co');
+    const joined = await register(match![1], { full_name: 'The Fool', password: PASSWORD }).set(
+      'Host',
+      'lear.zulip.testserver',
+    );
+    expect(joined.status).toBe(200);
     const key = await t
       .http()
       .post('/api/v1/fetch_api_key')
