@@ -786,5 +786,30 @@ describe('invitations', () => {
       .send({ username: 'fool@lear.test', password: PASSWORD });
     expect(key.status).toBe(200);
     expect((await fetchApiKey('fool@lear.test', PASSWORD)).status).toBe(401);
+
+    // A deactivated organization's links create nothing.
+    const again = await t
+      .http()
+      .post('/api/v1/invites')
+      .set('Host', 'lear.zulip.testserver')
+      .auth(...auth)
+      .type('form')
+      .send({ invitee_emails: 'jester@lear.test', stream_ids: '[]' });
+    expect(again.status).toBe(200);
+    const jesterLink = /http:\/\/lear\.zulip\.testserver(\/join\/[a-z0-9]{24}\/)/.exec(
+      (await mailTo('jester@lear.test')).text ?? '',
+    )![1];
+    await t.dataSource.query(`UPDATE realm SET deactivated = true WHERE string_id = 'lear'`);
+    t.app.get(RealmService).invalidate();
+    const refused = await register(jesterLink, { full_name: 'The Jester', password: PASSWORD }).set(
+      'Host',
+      'lear.zulip.testserver',
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('This organization has been deactivated.');
+    const [{ n }] = await t.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM user_profile WHERE delivery_email = 'jester@lear.test'`,
+    );
+    expect(n).toBe(0);
   });
 });
