@@ -719,6 +719,24 @@ describe('invitations', () => {
     expect((await api(t, 'delete', '/invites/abc', IAGO)).status).toBe(404);
   });
 
+  it('one account per email invitation, even when the link is posted twice at once', async () => {
+    expectSuccess(
+      await api(t, 'post', INVITES, IAGO, { invitee_emails: 'race@example.org', stream_ids: [] }),
+      'post',
+      INVITES,
+    );
+    const link = linkIn(await mailTo('race@example.org'));
+    const answers = await Promise.all([
+      register(link, { full_name: 'Racer One', password: PASSWORD }),
+      register(link, { full_name: 'Racer Two', password: PASSWORD }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404]);
+    const rows = await t.dataSource.query<Array<{ full_name: string }>>(
+      `SELECT full_name FROM user_profile WHERE delivery_email = 'race@example.org'`,
+    );
+    expect(rows).toHaveLength(1);
+  });
+
   it('the daily limit counts every invitation of the realm in the last day', async () => {
     const [{ n }] = await t.dataSource.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM invitation WHERE NOT is_multiuse AND invited_at > now() - interval '1 day'`,
