@@ -39,6 +39,7 @@ const OWNERS = {
   realm_emoji: 'realm-emoji',
   realm_filter: 'linkifiers',
   realm_playground: 'playgrounds',
+  invitation: 'invites',
   bot_storage_data: 'bot-storage',
   alert_word: 'alert-words',
   draft: 'drafts',

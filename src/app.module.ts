@@ -32,6 +32,7 @@ import { RealmAdminModule } from './realm-admin/realm-admin.module';
 import { RealmEmojiModule } from './realm-emoji/realm-emoji.module';
 import { LinkifierModule } from './linkifiers/linkifier.module';
 import { PlaygroundModule } from './playgrounds/playground.module';
+import { InvitesModule } from './invites/invites.module';
 import { RegisterModule } from './register/register.module';
 import { ScheduledMessagesModule } from './scheduled-messages/scheduled-messages.module';
 import { UploadsModule } from './uploads/uploads.module';
@@ -66,6 +67,7 @@ export class AppModule implements OnModuleDestroy {
         AlertWordsModule,
         LinkifierModule,
         PlaygroundModule,
+        InvitesModule,
         MessagingModule,
         DraftsModule,
         PresenceModule,

@@ -157,6 +157,49 @@ const OWN = {
     requestBody: form('Any parameter of `PATCH /settings`.'),
     responses: { 200: success, 400: error },
   },
+  'get /join/{key}': {
+    operationId: 'invitation-registration-form',
+    summary: 'Registration form of an invitation (web page)',
+    description:
+      'The link of an invitation email or a multiuse invitation link: an HTML form for a browser asking for the ' +
+      'full name and password (and, for a multiuse link, the email address) of the new account.',
+    tags: ['invites'],
+    security: [],
+    parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: { description: 'The form.', content: { 'text/html': { schema: { type: 'string' } } } },
+      400: {
+        description: 'The organization is deactivated.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      404: {
+        description: 'Unknown, used, revoked or expired invitation.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  },
+  'post /join/{key}': {
+    operationId: 'invitation-register',
+    summary: 'Accept an invitation (web page)',
+    description:
+      'Creates the account of an invitation with the invited role, channels and groups. Form fields ' +
+      '`full_name`, `password` and, for a multiuse link, `email`. Answers an HTML page.',
+    tags: ['invites'],
+    security: [],
+    parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
+    requestBody: form('`full_name`, `password`, and `email` for a multiuse link.'),
+    responses: {
+      200: { description: 'Account created.', content: { 'text/html': { schema: { type: 'string' } } } },
+      400: {
+        description: 'Refused (the reason on the page).',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      404: {
+        description: 'Unknown, used, revoked or expired invitation.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  },
   'get /accounts/confirm_new_email/{key}': {
     operationId: 'confirm-email-change',
     summary: 'Confirm an email change (web page)',

@@ -694,6 +694,25 @@ export class SubscriptionsService implements OnModuleInit {
     this.events.peer(realmId, 'peer_add', peerEvents(alteredStreams, altered, data));
   }
 
+  /**
+   * A user created from an invitation joins the channels it named (those still active), plus the
+   * realm's default channels when asked (do_create_user's streams). In the caller's transaction.
+   */
+  async subscribeNewUser(
+    realmId: number,
+    userId: number,
+    streamIds: number[],
+    includeDefaultChannels: boolean,
+  ): Promise<void> {
+    const ids = new Set(streamIds);
+    if (includeDefaultChannels) for (const id of await this.channels.defaultChannelIds(realmId)) ids.add(id);
+    if (ids.size === 0) return;
+    const streams = (await this.channels.findByIdsInRealm(realmId, [...ids]))
+      .filter((s) => !s.deactivated)
+      .sort((a, b) => a.id - b.id);
+    await this.addSubscriptions(realmId, streams, [await this.selfAsRow(realmId, userId)]);
+  }
+
   private async selfAsRow(realmId: number, userId: number): Promise<RealmUserRow> {
     const [row] = await this.directory.usersByIds(realmId, [userId]);
     return row;

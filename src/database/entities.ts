@@ -29,6 +29,7 @@ import { Draft, SavedSnippet } from '../drafts/draft.entity';
 import { RealmFilter } from '../linkifiers/linkifier.entity';
 import { RealmPlayground } from '../playgrounds/playground.entity';
 import { ScheduledMessage } from '../scheduled-messages/scheduled-message.entity';
+import { Invitation } from '../invites/invitation.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -44,6 +45,7 @@ export const ENTITIES = [
   CustomProfileFieldValue,
   NavigationView,
   EmailChangeStatus,
+  Invitation,
   BotStorageData,
   MutedUser,
   ChannelEmailAddress,
@@ -102,6 +104,8 @@ foreignKey(CustomProfileFieldValue, 'field_id', () => CustomProfileField);
 foreignKey(NavigationView, 'user_profile_id', () => UserProfile);
 foreignKey(EmailChangeStatus, 'realm_id', () => Realm);
 foreignKey(EmailChangeStatus, 'user_profile_id', () => UserProfile);
+foreignKey(Invitation, 'realm_id', () => Realm);
+foreignKey(Invitation, 'referred_by_id', () => UserProfile);
 foreignKey(BotStorageData, 'bot_profile_id', () => UserProfile);
 foreignKey(MutedUser, 'user_profile_id', () => UserProfile);
 foreignKey(MutedUser, 'muted_user_id', () => UserProfile);

@@ -1,5 +1,6 @@
 import type { EmailTemplate } from './templates/layout';
 import { confirmNewEmail, notifyChangeInEmail } from './templates/email-change';
+import { invitation } from './templates/invitation';
 import { testEmail } from './templates/test-email';
 
 /**
@@ -10,6 +11,7 @@ export const EMAIL_TEMPLATES = {
   test: testEmail,
   confirm_new_email: confirmNewEmail,
   notify_change_in_email: notifyChangeInEmail,
+  invitation,
 } satisfies Record<string, EmailTemplate<never>>;
 
 export type EmailTemplateName = keyof typeof EMAIL_TEMPLATES;

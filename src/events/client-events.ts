@@ -117,6 +117,9 @@ export type RealmPlaygroundsEvent = {
   realm_playgrounds: RealmPlaygroundDict[];
 };
 
+/** Invitations changed: clients that show them fetch GET /invites again (Zulip's notify_invites_changed). */
+export type InvitesChangedEvent = { type: 'invites_changed' };
+
 // ---- users ------------------------------------------------------------------------------------
 
 /** A new user (userDict in users/user-format.ts, with `profile_data`). */
@@ -597,6 +600,7 @@ export type ClientEvent =
   | RealmEmojiUpdateEvent
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
+  | InvitesChangedEvent
   | RealmUserAddEvent
   | RealmUserUpdateEvent
   | RealmBotUpdateEvent

@@ -269,13 +269,30 @@ export class UserAdminService {
       throw UserErrors.emailAlreadyInUse();
     }
     if (!isStrongEnoughPassword(input.password)) throw UserErrors.passwordTooWeak();
-    const realm = auth.realm;
+    const user = await this.createAccount(auth.realm, {
+      email: input.email,
+      fullName,
+      password: input.password,
+      tosVersion: '-1',
+    });
+    return user.id;
+  }
+
+  /**
+   * do_create_user for a person (POST /users, accepting an invitation): the row, its role groups,
+   * and the `realm_user` add and group-membership events. Inside the caller's transaction, if any.
+   */
+  async createAccount(
+    realm: Realm,
+    input: { email: string; fullName: string; password: string; role?: number; tosVersion?: string | null },
+  ): Promise<UserProfile> {
     return runInTransaction(this.dataSource, async () => {
       const { user } = await this.users.createUser(realm, {
         email: input.email,
-        fullName,
+        fullName: input.fullName,
         password: input.password,
-        tosVersion: '-1',
+        role: input.role,
+        tosVersion: input.tosVersion ?? null,
       });
       const users = await this.repository.activeUsersInRealm(realm.id);
       const host = this.realms.realmHost(realm);
@@ -301,7 +318,7 @@ export class UserAdminService {
       for (const name of roleGroupsFor(user.role)) {
         this.send(realm.id, userGroupMembersEvent('add_members', system.get(name)!, [user.id]), recipients);
       }
-      return user.id;
+      return user;
     });
   }
 }

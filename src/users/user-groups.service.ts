@@ -242,6 +242,31 @@ export class UserGroupsService {
     return group;
   }
 
+  /** access_user_groups_for_invite: each group must let the inviter add members. */
+  async accessGroupsForInvite(auth: AuthContext, groupIds: number[]): Promise<number[]> {
+    const out: number[] = [];
+    for (const id of groupIds) {
+      const group = await this.accessGroupForUpdate(auth, id, 'can_add_members_group', { allowDeactivated: false });
+      if (!out.includes(group.id)) out.push(group.id);
+    }
+    return out;
+  }
+
+  /**
+   * A new user joins the named groups their invitation named (do_create_user's `user_groups`):
+   * groups deactivated or gone since are skipped. Inside the caller's transaction.
+   */
+  async addNewUserToGroups(realmId: number, userId: number, groupIds: number[]): Promise<void> {
+    for (const id of groupIds) {
+      const group = await this.membership.findGroupInRealm(realmId, id);
+      if (!group || group.name === null || group.deactivated || group.isSystemGroup) continue;
+      const existing = new Set(await this.membership.directActiveMemberIds(group.id));
+      if (existing.has(userId)) continue;
+      await this.membership.addMembers(group.id, [userId]);
+      await this.sendToRealm(realmId, userGroupMembersEvent('add_members', group.id, [userId]));
+    }
+  }
+
   /** Zulip's access_user_group_to_read_membership. */
   async accessGroupToRead(realmId: number, groupId: number): Promise<UserGroup> {
     const group = await this.membership.findGroupInRealm(realmId, groupId);

@@ -65,6 +65,7 @@ import { UserDirectoryService } from './user-directory.service';
   ],
   exports: [
     AuthService,
+    UserAdminService,
     PrincipalService,
     UserDirectoryService,
     UsersService,

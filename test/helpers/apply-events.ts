@@ -624,6 +624,7 @@ export function applyEvent(state: State, event: Event, ctx: ApplyContext): void 
     case 'typing': // transient
     case 'submessage':
     case 'attachment':
+    case 'invites_changed': // no state: clients fetch GET /invites again
       return;
     case 'message':
       return applyMessage(state, ctx, event);

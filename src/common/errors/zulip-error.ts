@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'INVALID_API_KEY'
   | 'INVALID_PUSH_DEVICE_TOKEN'
   | 'CANNOT_DEACTIVATE_LAST_USER'
+  | 'INVITATION_FAILED'
   | 'INTERNAL_SERVER_ERROR';
 
 /** An error with Zulip's envelope: `{result:"error", msg, code, ...data}` and an HTTP status. */

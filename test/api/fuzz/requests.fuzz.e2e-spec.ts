@@ -112,7 +112,11 @@ function problemWith(route: RouteModel, answer: Answer): string | undefined {
   const envelope = body as { result?: unknown; msg?: unknown; code?: unknown } | undefined;
   if (answer.status >= 400) {
     // Pages for a person in a browser (the links of emails) answer their errors as HTML.
-    if (route.path.startsWith('/accounts/') && answer.contentType.startsWith('text/html')) return undefined;
+    if (
+      (route.path.startsWith('/accounts/') || route.path.startsWith('/join/')) &&
+      answer.contentType.startsWith('text/html')
+    )
+      return undefined;
     if (
       !envelope ||
       envelope.result !== 'error' ||

@@ -147,6 +147,13 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
         await ok(t, 'delete', `/realm/playgrounds/${String(res.id)}`, IAGO);
       },
     },
+    invites_changed: {
+      action: async () => {
+        await ok(t, 'post', '/invites', HAMLET, { invitee_emails: 'invited-events@example.org', stream_ids: '[]' });
+        const link = (await ok(t, 'post', '/invites/multiuse', IAGO, {})).invite_link as string;
+        expect(link).toMatch(/\/join\/[a-z0-9]{24}\/$/);
+      },
+    },
     // ---- users
     'realm_user/add': {
       action: () =>

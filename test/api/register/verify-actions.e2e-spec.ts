@@ -645,6 +645,22 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     });
   });
 
+  describe('invitations', () => {
+    it('invites_changed (invite, multiuse link, revoke) changes no /register state', async () => {
+      const evs = await verify(
+        IAGO,
+        () => ok(t, 'post', '/invites', HAMLET, { invitee_emails: 'verify-invite@example.org', stream_ids: '[]' }),
+        { expectTypes: ['invites_changed'] },
+      );
+      expect(evs.map((e) => e.type)).toEqual(['invites_changed']);
+      await verify(HAMLET, () => ok(t, 'post', '/invites/multiuse', IAGO, {}), { noEvents: true });
+      const [row] = await t.dataSource.query<Array<{ id: number }>>(
+        `SELECT id FROM invitation WHERE email = 'verify-invite@example.org'`,
+      );
+      await verify(HAMLET, () => ok(t, 'delete', `/invites/${row.id}`, IAGO), { expectTypes: ['invites_changed'] });
+    });
+  });
+
   describe('messages', () => {
     const send = (as: string, params: Record<string, unknown>) => ok(t, 'post', '/messages', as, params);
 
@@ -983,6 +999,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'realm_emoji/update',
       'realm_linkifiers',
       'realm_playgrounds',
+      'invites_changed',
       'navigation_view/add',
       'navigation_view/update',
       'navigation_view/remove',
