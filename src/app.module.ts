@@ -34,6 +34,7 @@ import { LinkifierModule } from './linkifiers/linkifier.module';
 import { PlaygroundModule } from './playgrounds/playground.module';
 import { RegisterModule } from './register/register.module';
 import { ScheduledMessagesModule } from './scheduled-messages/scheduled-messages.module';
+import { MissedMessageEmailsModule } from './missed-message-emails/missed-message-emails.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
@@ -71,6 +72,7 @@ export class AppModule implements OnModuleDestroy {
         PresenceModule,
         UploadsModule,
         ScheduledMessagesModule,
+        MissedMessageEmailsModule,
         RealmAdminModule,
         RegisterModule,
         HealthModule,

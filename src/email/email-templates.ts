@@ -1,5 +1,6 @@
 import type { EmailTemplate } from './templates/layout';
 import { confirmNewEmail, notifyChangeInEmail } from './templates/email-change';
+import { missedMessage } from './templates/missed-message';
 import { testEmail } from './templates/test-email';
 
 /**
@@ -10,6 +11,7 @@ export const EMAIL_TEMPLATES = {
   test: testEmail,
   confirm_new_email: confirmNewEmail,
   notify_change_in_email: notifyChangeInEmail,
+  missed_message: missedMessage,
 } satisfies Record<string, EmailTemplate<never>>;
 
 export type EmailTemplateName = keyof typeof EMAIL_TEMPLATES;

@@ -14,6 +14,7 @@ import { LinkifiersPlaygrounds1795655434658 } from './1795655434658-LinkifiersPl
 import { ChannelEmailAddress1795656176353 } from './1795656176353-ChannelEmailAddress';
 import { RealmAlertWordsVersion1795656453499 } from './1795656453499-RealmAlertWordsVersion';
 import { MutedUsers1795657538779 } from './1795657538779-MutedUsers';
+import { MissedMessageEmails1795659108894 } from './1795659108894-MissedMessageEmails';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   ChannelEmailAddress1795656176353,
   RealmAlertWordsVersion1795656453499,
   MutedUsers1795657538779,
+  MissedMessageEmails1795659108894,
 ];
