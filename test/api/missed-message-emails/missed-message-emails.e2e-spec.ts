@@ -303,6 +303,24 @@ describe('missed-message emails', () => {
     await setRealm(t, { message_content_allowed_in_email_notifications: true });
   });
 
+  it('group direct messages; a queue without recent presence activity still counts as away', async () => {
+    const cordelia = await userId(t, 'cordelia@zulip.com');
+    const desdemona = await userId(t, 'desdemona@zulip.com');
+    const othello = await userId(t, 'othello@zulip.com');
+    await openQueue(t, 'cordelia@zulip.com', ['message']);
+    await sendDirect(t, 'othello@zulip.com', [cordelia, desdemona], 'To both of you');
+    await settle();
+    advance(121);
+    await drain();
+    const [mail] = mailsTo('cordelia@zulip.com');
+    const others = [othello, desdemona].sort((a, b) => a - b);
+    const names = await Promise.all(
+      others.map((id) => fullName(id === othello ? 'othello@zulip.com' : 'desdemona@zulip.com')),
+    );
+    expect(mail.subject).toBe(`Group DMs with ${names[0]} and ${names[1]}`);
+    expect(mail.text).toContain(`http://zulip.testserver/#narrow/dm/${others.join(',')}-group`);
+  });
+
   it('uses the user batching period', async () => {
     const polonius = await userId(t, 'polonius@zulip.com');
     expect(
