@@ -48,6 +48,7 @@ const OWNERS = {
   presence_sequence: 'presence',
   user_status: 'presence',
   scheduled_message: 'scheduled-messages',
+  missed_message_email: 'missed-message-emails',
 };
 /** Entity class → table, read from the @Entity({ name }) decorators. */
 const ENTITY_TABLES = {};

@@ -35,6 +35,7 @@ import { PlaygroundModule } from './playgrounds/playground.module';
 import { InvitesModule } from './invites/invites.module';
 import { RegisterModule } from './register/register.module';
 import { ScheduledMessagesModule } from './scheduled-messages/scheduled-messages.module';
+import { MissedMessageEmailsModule } from './missed-message-emails/missed-message-emails.module';
 import { UploadsModule } from './uploads/uploads.module';
 import { UsersModule } from './users/users.module';
 
@@ -73,6 +74,7 @@ export class AppModule implements OnModuleDestroy {
         PresenceModule,
         UploadsModule,
         ScheduledMessagesModule,
+        MissedMessageEmailsModule,
         RealmAdminModule,
         RegisterModule,
         HealthModule,

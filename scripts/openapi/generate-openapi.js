@@ -218,6 +218,24 @@ const OWN = {
       404: { description: 'Unknown, used or expired link.', content: { 'text/html': { schema: { type: 'string' } } } },
     },
   },
+  'get /accounts/unsubscribe/{email_type}/{token}': {
+    operationId: 'email-unsubscribe',
+    summary: 'Unsubscribe from notification emails (web page)',
+    description:
+      "The one-click link of missed-message emails (Zulip's `email_unsubscribe`): an HTML page for a browser. " +
+      '`missed_messages` turns `enable_offline_email_notifications` off. The token is signed by the server; ' +
+      'the link keeps working.',
+    tags: ['users'],
+    security: [],
+    parameters: [
+      { name: 'email_type', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'token', in: 'path', required: true, schema: { type: 'string' } },
+    ],
+    responses: {
+      200: { description: 'Unsubscribed.', content: { 'text/html': { schema: { type: 'string' } } } },
+      404: { description: 'Unknown kind or invalid link.', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  },
   'get /api/v1/bot_storage': {
     operationId: 'get-bot-storage',
     summary: 'Read bot storage',

@@ -10,7 +10,12 @@ export type { RealmUserRow } from '../users/user-directory.service';
 
 /** A user's notification state in one channel and topic. */
 export interface ChannelNotificationState {
-  subscription: { isMuted: boolean; pushNotifications: boolean | null; wildcardMentionsNotify: boolean | null } | null;
+  subscription: {
+    isMuted: boolean;
+    pushNotifications: boolean | null;
+    emailNotifications: boolean | null;
+    wildcardMentionsNotify: boolean | null;
+  } | null;
   topicVisibility: number;
 }
 
@@ -326,7 +331,7 @@ export class ChannelsRepository {
 
   /**
    * For each of `userIds`: their active subscription's notification settings for the channel, and
-   * their visibility policy for the topic (mobile push decisions).
+   * their visibility policy for the topic (push and email notification decisions).
    */
   async notificationStateOf(
     userIds: number[],
@@ -339,11 +344,12 @@ export class ChannelsRepository {
         id: number;
         is_muted: boolean | null;
         push_notifications: boolean | null;
+        email_notifications: boolean | null;
         sub_wildcard_mentions_notify: boolean | null;
         visibility_policy: number | null;
       }>
     >(
-      `SELECT u.id, s.is_muted, s.push_notifications, s.wildcard_mentions_notify AS sub_wildcard_mentions_notify,
+      `SELECT u.id, s.is_muted, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify AS sub_wildcard_mentions_notify,
               ut.visibility_policy
          FROM unnest($1::int[]) AS u(id)
          LEFT JOIN subscription s ON s.user_profile_id = u.id AND s.recipient_id = $2 AND s.active
@@ -357,6 +363,7 @@ export class ChannelsRepository {
             ? {
                 isMuted: r.is_muted,
                 pushNotifications: r.push_notifications,
+                emailNotifications: r.email_notifications,
                 wildcardMentionsNotify: r.sub_wildcard_mentions_notify,
               }
             : null,

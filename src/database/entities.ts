@@ -30,6 +30,7 @@ import { RealmFilter } from '../linkifiers/linkifier.entity';
 import { RealmPlayground } from '../playgrounds/playground.entity';
 import { ScheduledMessage } from '../scheduled-messages/scheduled-message.entity';
 import { Invitation } from '../invites/invitation.entity';
+import { MissedMessageEmail } from '../missed-message-emails/missed-message-email.entity';
 import { foreignKey } from './foreign-key';
 import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
 
@@ -73,6 +74,7 @@ export const ENTITIES = [
   RealmFilter,
   RealmPlayground,
   ScheduledMessage,
+  MissedMessageEmail,
 ];
 
 // Foreign keys, declared in one place so entity files need not import each other.
@@ -175,3 +177,7 @@ foreignKey(ScheduledMessage, 'realm_id', () => Realm);
 foreignKey(ScheduledMessage, 'sender_id', () => UserProfile);
 foreignKey(ScheduledMessage, 'stream_id', () => Stream, 'CASCADE', true);
 foreignKey(ScheduledMessage, 'delivered_message_id', () => Message, 'SET NULL', true);
+// Missed-message emails (src/missed-message-emails): a deleted message or user takes its rows along.
+foreignKey(MissedMessageEmail, 'realm_id', () => Realm);
+foreignKey(MissedMessageEmail, 'user_profile_id', () => UserProfile);
+foreignKey(MissedMessageEmail, 'message_id', () => Message);

@@ -1,6 +1,7 @@
 import type { EmailTemplate } from './templates/layout';
 import { confirmNewEmail, notifyChangeInEmail } from './templates/email-change';
 import { invitation } from './templates/invitation';
+import { missedMessage } from './templates/missed-message';
 import { testEmail } from './templates/test-email';
 
 /**
@@ -12,6 +13,7 @@ export const EMAIL_TEMPLATES = {
   confirm_new_email: confirmNewEmail,
   notify_change_in_email: notifyChangeInEmail,
   invitation,
+  missed_message: missedMessage,
 } satisfies Record<string, EmailTemplate<never>>;
 
 export type EmailTemplateName = keyof typeof EMAIL_TEMPLATES;

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { onCommit } from '../database/transaction';
 
 /**
@@ -16,6 +17,17 @@ export type DomainEventHandler<E> = (event: E) => void | Promise<void>;
  * `constructor(fields: DomainEventFields<MyEvent>) { Object.assign(this, fields); }`.
  */
 export type DomainEventFields<E> = { readonly [K in keyof E]: E[K] };
+
+const detached = new AsyncLocalStorage<true>();
+
+/**
+ * True inside an after-commit handler (`subscribe`), work done off any request: the test helper
+ * that counts a request's statements leaves such work out, since it may run during a later
+ * request's measurement.
+ */
+export function inDetachedHandler(): boolean {
+  return detached.getStore() === true;
+}
 
 /** A handler as stored: the bus calls it only with events of the class it was registered for. */
 type StoredHandler = (event: object) => void | Promise<void>;
@@ -92,7 +104,7 @@ export class DomainEventBus {
 
   private runDetached(event: object, handler: StoredHandler): void {
     const run: Promise<void> = Promise.resolve()
-      .then(() => handler(event))
+      .then(() => detached.run(true, () => handler(event)))
       .catch((err: unknown) =>
         this.logger.error(
           `${event.constructor.name}: handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,

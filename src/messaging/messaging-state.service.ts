@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
 import { Flag } from './flags';
+import type { MessageRow } from './message-format';
+import { MessagesRepository } from './messages.repository';
 import { aggregateUnread, MAX_UNREAD_MESSAGES, type UnreadMessages, type UnreadRow } from './unread';
 
 /**
@@ -12,10 +14,32 @@ import { aggregateUnread, MAX_UNREAD_MESSAGES, type UnreadMessages, type UnreadR
  */
 @Injectable()
 export class MessagingStateService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly messages: MessagesRepository,
+  ) {}
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
+  }
+
+  /**
+   * Of `messageIds`, the messages `userId` received and has not read, oldest first, with channel
+   * name and direct-message participants (missed-message emails: a message read or deleted since
+   * it was sent is not emailed).
+   */
+  async unreadAmong(realmId: number, userId: number, messageIds: number[]): Promise<MessageRow[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ message_id: number }>>(
+      `SELECT message_id FROM user_message
+        WHERE user_profile_id = $1 AND message_id = ANY($2::int[]) AND (flags & ${Flag.read}) = 0`,
+      [userId, messageIds],
+    );
+    const messages = await this.messages.messagesByIds(
+      realmId,
+      rows.map((r) => r.message_id),
+    );
+    return messages.sort((a, b) => a.dateSent.getTime() - b.dateSent.getTime() || a.id - b.id);
   }
 
   /** The newest message the user received (-1 when none). */

@@ -16,6 +16,20 @@ export interface RealmUserRow {
   fullName: string;
 }
 
+/** A user's own email notification settings. */
+export interface UserEmailSettingsRow {
+  userId: number;
+  isBot: boolean;
+  batchingPeriodSeconds: number;
+  settings: {
+    enable_offline_email_notifications: boolean;
+    enable_stream_email_notifications: boolean;
+    enable_followed_topic_email_notifications: boolean;
+    enable_followed_topic_wildcard_mentions_notify: boolean;
+    wildcard_mentions_notify: boolean;
+  };
+}
+
 /** A user's own push notification settings. */
 export interface UserPushSettingsRow {
   userId: number;
@@ -133,6 +147,43 @@ export class UserDirectoryService {
         enable_online_push_notifications: r.enable_online_push_notifications,
         enable_stream_push_notifications: r.enable_stream_push_notifications,
         enable_followed_topic_push_notifications: r.enable_followed_topic_push_notifications,
+        enable_followed_topic_wildcard_mentions_notify: r.enable_followed_topic_wildcard_mentions_notify,
+        wildcard_mentions_notify: r.wildcard_mentions_notify,
+      },
+    }));
+  }
+
+  /** The email notification settings of the active users among `userIds` (missed-message emails). */
+  async emailSettingsOf(userIds: number[]): Promise<UserEmailSettingsRow[]> {
+    const ids = dbIds(userIds);
+    if (ids.length === 0) return [];
+    const rows = await this.em.query<
+      Array<{
+        id: number;
+        is_bot: boolean;
+        enable_offline_email_notifications: boolean;
+        enable_stream_email_notifications: boolean;
+        enable_followed_topic_email_notifications: boolean;
+        enable_followed_topic_wildcard_mentions_notify: boolean;
+        wildcard_mentions_notify: boolean;
+        email_notifications_batching_period_seconds: number;
+      }>
+    >(
+      `SELECT p.id, p.is_bot, p.enable_offline_email_notifications, p.enable_stream_email_notifications,
+              p.enable_followed_topic_email_notifications, p.enable_followed_topic_wildcard_mentions_notify,
+              p.wildcard_mentions_notify, p.email_notifications_batching_period_seconds
+         FROM user_profile p
+        WHERE p.id = ANY($1) AND p.is_active`,
+      [ids],
+    );
+    return rows.map((r) => ({
+      userId: r.id,
+      isBot: r.is_bot,
+      batchingPeriodSeconds: r.email_notifications_batching_period_seconds,
+      settings: {
+        enable_offline_email_notifications: r.enable_offline_email_notifications,
+        enable_stream_email_notifications: r.enable_stream_email_notifications,
+        enable_followed_topic_email_notifications: r.enable_followed_topic_email_notifications,
         enable_followed_topic_wildcard_mentions_notify: r.enable_followed_topic_wildcard_mentions_notify,
         wildcard_mentions_notify: r.wildcard_mentions_notify,
       },

@@ -112,6 +112,21 @@ export class UserSettingsService {
     await this.bus.publish(new UserSettingsChangedEvent(user.realmId, user.id, changes));
   }
 
+  /**
+   * Turns one boolean setting off, with its events (do_change_user_setting), for the one-click
+   * unsubscribe links of emails. False when the user is gone or the setting was already off.
+   */
+  async turnOffSetting(realmId: number, userId: number, name: UserSettingName): Promise<boolean> {
+    return runInTransaction(this.dataSource, async () => {
+      const user = await this.repository.lockUser(realmId, userId);
+      if (!user || !user.isActive || user.settings[name] !== true) return false;
+      const changes = new Map<string, { old: unknown; new: unknown }>([[name, { old: true, new: false }]]);
+      await this.applySettings(user, changes);
+      await this.bus.publish(new UserSettingsChangedEvent(realmId, user.id, changes));
+      return true;
+    });
+  }
+
   /** do_change_password, after Zulip's checks (authenticate with the old one, then strength). */
   private async changePassword(user: UserProfile, oldPassword: string, newPassword: string): Promise<void> {
     if (!(await verifyPassword(oldPassword, user.passwordHash))) throw SettingsErrors.wrongPassword();

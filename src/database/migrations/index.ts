@@ -15,6 +15,7 @@ import { ChannelEmailAddress1795656176353 } from './1795656176353-ChannelEmailAd
 import { RealmAlertWordsVersion1795656453499 } from './1795656453499-RealmAlertWordsVersion';
 import { MutedUsers1795657538779 } from './1795657538779-MutedUsers';
 import { Submessages1795659019365 } from './1795659019365-Submessages';
+import { MissedMessageEmails1795659108894 } from './1795659108894-MissedMessageEmails';
 import { Invitation1795659117581 } from './1795659117581-Invitation';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   RealmAlertWordsVersion1795656453499,
   MutedUsers1795657538779,
   Submessages1795659019365,
+  MissedMessageEmails1795659108894,
   Invitation1795659117581,
 ];
