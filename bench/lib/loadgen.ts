@@ -110,7 +110,8 @@ async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   const bin = require.resolve('autocannon/autocannon.js');
   const args = [bin, '-c', String(spec.connections), '-d', String(spec.seconds), '-m', spec.method, '--json'];
   for (const [k, v] of Object.entries(spec.headers ?? {})) args.push('-H', `${k}=${v}`);
-  if (spec.body !== undefined) args.push('-b', spec.body);
+  // An empty `-b ''` makes autocannon's argument parser take the URL as the body: leave it out.
+  if (spec.body) args.push('-b', spec.body);
   args.push(spec.url);
   const out = await collect(process.execPath, args);
   const r = JSON.parse(out) as {
