@@ -4,14 +4,12 @@
  * POST /invites/{id}/resend, the invitation email through a real SMTP server, and accepting an
  * invitation on its registration page (/join/{key}/).
  */
-import { ParsedMail, simpleParser } from 'mailparser';
-import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { ParsedMail } from 'mailparser';
 import { INVITES_DAILY_MAX } from '../../../src/invites/invites.service';
 import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import { channelId } from '../../helpers/api';
-import { waitFor } from '../../helpers/jobs';
+import { SmtpInbox } from '../../helpers/smtp-inbox';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
   api,
@@ -39,45 +37,19 @@ const PASSWORD = 'a-strong-passphrase-42';
 
 describe('invitations', () => {
   jest.setTimeout(90_000);
-  let smtp: SMTPServer;
+  let smtp: SmtpInbox;
   let t: TestApp;
-  const inbox: Array<{ to: string[]; mail: ParsedMail }> = [];
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      logger: false,
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, session, cb) {
-        simpleParser(stream).then(
-          (mail) => {
-            inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), mail });
-            cb();
-          },
-          (err: Error) => cb(err),
-        );
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    t = await startTestApp({
-      JOBS_WORKERS: 'on',
-      JOBS_POLL_INTERVAL_MS: '100',
-      EMAIL_HOST: '127.0.0.1',
-      EMAIL_PORT: String((smtp.server.address() as AddressInfo).port),
-      EMAIL_USE_TLS: 'false',
-      NOREPLY_EMAIL_ADDRESS: 'Zulip <noreply@zulip.testserver>',
-    });
+    smtp = await SmtpInbox.start();
+    t = await startTestApp(smtp.appEnv());
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp?.close();
   });
 
-  const mailTo = (address: string) =>
-    waitFor(async () => inbox.find((m) => m.to.includes(address)), 20_000).then((m) => {
-      inbox.splice(inbox.indexOf(m), 1);
-      return m.mail;
-    });
+  const mailTo = (address: string) => smtp.takeMailTo(address);
   const linkIn = (mail: ParsedMail) => {
     const match = /http:\/\/zulip\.testserver(\/join\/[a-z0-9]{24}\/)/.exec(mail.text ?? '');
     expect(match).not.toBeNull();
@@ -377,7 +349,6 @@ describe('invitations', () => {
       );
       expect(rows.map((r) => r.status)).toEqual([2]);
     }
-    expect(inbox.length).toBeGreaterThanOrEqual(0);
   });
 
   it('channel and group permissions of the inviter; multiuse links when the setting allows members', async () => {

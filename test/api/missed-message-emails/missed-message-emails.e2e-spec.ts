@@ -5,13 +5,11 @@
  * email through the job queue to a real SMTP server; read or deleted messages are left out; the
  * unsubscribe link turns the emails off. Time is messaging's injectable Clock.
  */
-import { ParsedMail, simpleParser } from 'mailparser';
-import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { DomainEventBus } from '../../../src/events/domain-event-bus';
 import { Clock } from '../../../src/messaging/clock';
 import { MissedMessageEmailsService } from '../../../src/missed-message-emails/missed-message-emails.service';
 import { waitFor } from '../../helpers/jobs';
+import { SmtpInbox } from '../../helpers/smtp-inbox';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
   call,
@@ -24,45 +22,18 @@ import {
   userId,
 } from '../messaging/helpers';
 
-interface Received {
-  to: string[];
-  mail: ParsedMail;
-}
-
 describe('missed-message emails', () => {
   jest.setTimeout(90_000);
-  let smtp: SMTPServer;
+  let smtp: SmtpInbox;
   let t: TestApp;
-  const inbox: Received[] = [];
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      logger: false,
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, session, cb) {
-        simpleParser(stream).then(
-          (mail) => {
-            inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), mail });
-            cb();
-          },
-          (err: Error) => cb(err),
-        );
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    t = await startTestApp({
-      JOBS_WORKERS: 'on',
-      JOBS_POLL_INTERVAL_MS: '100',
-      EMAIL_HOST: '127.0.0.1',
-      EMAIL_PORT: String((smtp.server.address() as AddressInfo).port),
-      EMAIL_USE_TLS: 'false',
-      NOREPLY_EMAIL_ADDRESS: 'Zulip <noreply@zulip.testserver>',
-    });
+    smtp = await SmtpInbox.start();
+    t = await startTestApp(smtp.appEnv());
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp?.close();
   });
 
   const settle = () => t.app.get(DomainEventBus).whenIdle();
@@ -80,7 +51,7 @@ describe('missed-message emails', () => {
     // The SMTP server parses what it received asynchronously.
     await new Promise((resolve) => setTimeout(resolve, 200));
   };
-  const mailsTo = (address: string) => inbox.filter((m) => m.to.includes(address)).map((m) => m.mail);
+  const mailsTo = (address: string) => smtp.mailsTo(address);
   const pending = async (email: string) => {
     const rows = await t.dataSource.query<Array<{ message_id: number }>>(
       `SELECT e.message_id FROM missed_message_email e JOIN user_profile u ON u.id = e.user_profile_id

@@ -3,11 +3,9 @@
  * confirm_email_change; test_email_change.py): the confirmation email goes through the job queue
  * to a real SMTP server, its link changes the address once, and the old address is told.
  */
-import { ParsedMail, simpleParser } from 'mailparser';
-import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { ParsedMail } from 'mailparser';
 import { RealmService } from '../../../src/realm/realm.service';
-import { waitFor } from '../../helpers/jobs';
+import { SmtpInbox } from '../../helpers/smtp-inbox';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { api, events, expectError, expectSuccess, IAGO, queue, userId } from './helpers';
 
@@ -15,45 +13,19 @@ const PATH = '/settings';
 
 describe('email change through a confirmation link', () => {
   jest.setTimeout(60_000);
-  let smtp: SMTPServer;
+  let smtp: SmtpInbox;
   let t: TestApp;
-  const inbox: Array<{ to: string[]; mail: ParsedMail }> = [];
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      logger: false,
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, session, cb) {
-        simpleParser(stream).then(
-          (mail) => {
-            inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), mail });
-            cb();
-          },
-          (err: Error) => cb(err),
-        );
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    t = await startTestApp({
-      JOBS_WORKERS: 'on',
-      JOBS_POLL_INTERVAL_MS: '100',
-      EMAIL_HOST: '127.0.0.1',
-      EMAIL_PORT: String((smtp.server.address() as AddressInfo).port),
-      EMAIL_USE_TLS: 'false',
-      NOREPLY_EMAIL_ADDRESS: 'Zulip <noreply@zulip.testserver>',
-    });
+    smtp = await SmtpInbox.start();
+    t = await startTestApp(smtp.appEnv());
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp?.close();
   });
 
-  const mailTo = (address: string) =>
-    waitFor(async () => inbox.find((m) => m.to.includes(address)), 20_000).then((m) => {
-      inbox.splice(inbox.indexOf(m), 1);
-      return m.mail;
-    });
+  const mailTo = (address: string) => smtp.takeMailTo(address);
   const linkIn = (mail: ParsedMail) => {
     const match = /http:\/\/zulip\.testserver(\/accounts\/confirm_new_email\/[a-z0-9]{24}\/)/.exec(mail.text ?? '');
     expect(match).not.toBeNull();
