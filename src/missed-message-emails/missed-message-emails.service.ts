@@ -1,3 +1,4 @@
+import { PeriodicPass } from '../jobs/periodic-pass';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Counter } from 'prom-client';
@@ -42,9 +43,7 @@ export type BatchOutcome = 'sent' | 'nothing_left' | 'failed';
 @Injectable()
 export class MissedMessageEmailsService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('MissedMessageEmails');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly poller = new PeriodicPass('missed-message email pass', () => this.sendDue(), this.logger);
   private outcomes: Counter<'outcome'> | undefined;
 
   constructor(
@@ -76,28 +75,17 @@ export class MissedMessageEmailsService implements OnModuleInit, OnApplicationBo
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.jobs.workers) return;
-    this.timer = setInterval(() => this.tick(), this.config.jobs.pollIntervalMs);
-    this.timer.unref();
+    if (this.config.jobs.workers) this.poller.start(this.config.jobs.pollIntervalMs);
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
-  }
-
-  private tick(): void {
-    if (this.running || this.stopped) return;
-    this.running = this.sendDue()
-      .catch((err: unknown) => this.logger.error(`missed-message email pass failed: ${String(err)}`))
-      .finally(() => (this.running = undefined));
+    await this.poller.stop();
   }
 
   /** Handles every due batch this process can claim; returns how many batches it took. */
   async sendDue(): Promise<number> {
     let count = 0;
-    while (!this.stopped) {
+    while (!this.poller.stopped) {
       const outcome = await this.sendOne();
       if (outcome === null) break;
       count++;

@@ -1,3 +1,4 @@
+import { PeriodicPass } from '../jobs/periodic-pass';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -47,9 +48,7 @@ export function failureNotice(scheduledAt: Date, error: string): string {
 @Injectable()
 export class ScheduledDeliveryService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ScheduledMessages');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly poller = new PeriodicPass('delivery pass', () => this.deliverDue(), this.logger);
   private outcomes: Counter<'outcome'> | undefined;
 
   constructor(
@@ -75,28 +74,17 @@ export class ScheduledDeliveryService implements OnModuleInit, OnApplicationBoot
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.jobs.workers) return;
-    this.timer = setInterval(() => this.tick(), this.config.jobs.pollIntervalMs);
-    this.timer.unref();
+    if (this.config.jobs.workers) this.poller.start(this.config.jobs.pollIntervalMs);
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
-  }
-
-  private tick(): void {
-    if (this.running || this.stopped) return;
-    this.running = this.deliverDue()
-      .catch((err: unknown) => this.logger.error(`delivery pass failed: ${String(err)}`))
-      .finally(() => (this.running = undefined));
+    await this.poller.stop();
   }
 
   /** Delivers every due row this process can claim; returns how many were attempted. */
   async deliverDue(): Promise<number> {
     let count = 0;
-    while (!this.stopped) {
+    while (!this.poller.stopped) {
       const attempted = await this.deliverOne();
       if (!attempted) break;
       count++;
