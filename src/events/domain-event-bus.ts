@@ -16,7 +16,10 @@ export type DomainEventHandler<E> = (event: E) => void | Promise<void>;
  * The data fields of a domain event class, for constructors that take them as one object:
  * `constructor(fields: DomainEventFields<MyEvent>) { Object.assign(this, fields); }`.
  */
-export type DomainEventFields<E> = { readonly [K in keyof E]: E[K] };
+/** An event's data fields (its methods left out). */
+export type DomainEventFields<E> = {
+  readonly [K in keyof E as E[K] extends (...args: never[]) => unknown ? never : K]: E[K];
+};
 
 const detached = new AsyncLocalStorage<true>();
 

@@ -459,9 +459,7 @@ export class MessageSendService {
       new Map([[user.id, userBriefOf(user)]]),
       recipients,
       flags,
-      hasAttachment,
-      flagInputs.mutedByIds,
-      submessages,
+      { hasAttachment, mutedByIds: flagInputs.mutedByIds, submessages, notifyCandidateIds: channel.notifyCandidateIds },
     );
     return result;
   }
@@ -595,17 +593,11 @@ export class MessageSendService {
       streamName: null,
       dmUserIds: participantIds,
     };
-    await this.queueMessageEvent(
-      realm,
-      echoOf(user.id, input),
-      row,
-      participants,
-      participantIds,
-      flags,
+    await this.queueMessageEvent(realm, echoOf(user.id, input), row, participants, participantIds, flags, {
       hasAttachment,
-      flagInputs.mutedByIds,
+      mutedByIds: flagInputs.mutedByIds,
       submessages,
-    );
+    });
     return { id };
   }
 
@@ -716,9 +708,7 @@ export class MessageSendService {
         users,
         p.recipients,
         p.flags,
-        false,
-        undefined,
-        widgets.filter((w) => w.messageId === ids[i]),
+        { submessages: widgets.filter((w) => w.messageId === ids[i]) },
       );
     }
     return ids;
@@ -798,10 +788,15 @@ export class MessageSendService {
     users: ReadonlyMap<number, UserBrief>,
     recipientIds: number[],
     flags: number[],
-    hasAttachment = false,
-    mutedByIds?: ReadonlySet<number>,
-    submessages: readonly SubmessageRow[] = [],
+    extras: {
+      hasAttachment?: boolean;
+      mutedByIds?: ReadonlySet<number>;
+      submessages?: readonly SubmessageRow[];
+      /** Channel messages loaded by the send: see ChannelForSend.notifyCandidateIds. */
+      notifyCandidateIds?: readonly number[];
+    } = {},
   ): Promise<void> {
+    const { hasAttachment = false, mutedByIds, submessages = [], notifyCandidateIds } = extras;
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
     const { topicLinks } = await this.linkifiers.forRendering(realm.id);
@@ -824,7 +819,16 @@ export class MessageSendService {
       return dict;
     };
     await this.bus.publish(
-      new MessageSentEvent({ realm, message: row, users, recipientIds, flags, hasAttachment, mutedByIds }),
+      new MessageSentEvent({
+        realm,
+        message: row,
+        users,
+        recipientIds,
+        flags,
+        hasAttachment,
+        mutedByIds,
+        notifyCandidateIds: notifyCandidateIds && new Set(notifyCandidateIds),
+      }),
     );
     this.events.sendOnCommitPerQueue(realm.id, 'message', recipientIds, (queue, userId) => {
       const event: NewMessageEvent = {

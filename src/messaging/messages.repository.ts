@@ -7,6 +7,7 @@ import { currentManager } from '../database/transaction';
 import type { ChannelAccessFields } from './message-access.policy';
 import type { MessageRow, ReactionRow, UserBrief } from './message-format';
 import { namedQuery } from './named-query';
+import { VisibilityPolicy } from '../channels/user-topic.entity';
 
 /** A channel as the send path loads it, with the sender's relation to it and the topic. */
 export interface ChannelForSend extends ChannelAccessFields {
@@ -24,6 +25,13 @@ export interface ChannelForSend extends ChannelAccessFields {
   topicExistsForSender: boolean | null;
   /** Active subscribers who are active users, sorted. */
   subscriberIds: number[];
+  /**
+   * Subscribers whom the message could notify whatever its content (Zulip's
+   * stream_push_user_ids, stream_email_user_ids and the topic's followers): channel email or push
+   * notifications on (the subscription's override, else the user's default), or following the
+   * topic. Possibly with duplicates and users who are not subscribers any more.
+   */
+  notifyCandidateIds: number[];
 }
 
 export type { MentionGroupRow } from '../users/group-membership.repository';
@@ -85,7 +93,7 @@ const CHANNEL_FOR_SEND_SELECT = `
          s.history_public_to_subscribers, s.deactivated, s.topics_policy, s.can_send_message_group,
          s.can_create_topic_group, s.can_subscribe_group, s.can_add_subscribers_group,
          sub.id IS NOT NULL AS sender_subscribed, sub.is_muted AS sender_muted,
-         coalesce(ut.visibility_policy, 0) AS sender_visibility_policy,
+         coalesce(ut.sender_policy, 0) AS sender_visibility_policy,
          EXISTS (SELECT 1 FROM message m
                   WHERE m.recipient_id = s.recipient_id AND m.is_channel_message
                     AND upper(m.subject) = upper($3::text)) AS topic_exists,
@@ -93,15 +101,24 @@ const CHANNEL_FOR_SEND_SELECT = `
            SELECT 1 FROM user_message um JOIN message m ON m.id = um.message_id
             WHERE um.user_profile_id = $2 AND m.recipient_id = s.recipient_id AND m.is_channel_message
               AND upper(m.subject) = upper($3::text)) END AS topic_exists_for_sender,
-         ARRAY(SELECT sub2.user_profile_id FROM subscription sub2
-                 JOIN user_profile u ON u.id = sub2.user_profile_id
-                WHERE sub2.recipient_id = s.recipient_id AND sub2.active AND u.is_active
-                ORDER BY 1) AS subscriber_ids
+         coalesce(subs.ids, '{}') AS subscriber_ids,
+         coalesce(subs.channel_notify_ids, '{}') || coalesce(ut.follower_ids, '{}') AS notify_candidate_ids
     FROM stream s
     LEFT JOIN subscription sub
       ON sub.recipient_id = s.recipient_id AND sub.user_profile_id = $2 AND sub.active
-    LEFT JOIN user_topic ut
-      ON ut.user_profile_id = $2 AND ut.stream_id = s.id AND lower(ut.topic_name) = lower($3::text)`;
+    LEFT JOIN LATERAL (
+      SELECT max(t.visibility_policy) FILTER (WHERE t.user_profile_id = $2) AS sender_policy,
+             array_agg(t.user_profile_id) FILTER (WHERE t.visibility_policy = ${VisibilityPolicy.FOLLOWED}) AS follower_ids
+        FROM user_topic t
+       WHERE t.stream_id = s.id AND lower(t.topic_name) = lower($3::text)) ut ON true
+    LEFT JOIN LATERAL (
+      SELECT array_agg(sub2.user_profile_id ORDER BY sub2.user_profile_id) AS ids,
+             array_agg(sub2.user_profile_id) FILTER (
+               WHERE coalesce(sub2.email_notifications, u.enable_stream_email_notifications)
+                  OR coalesce(sub2.push_notifications, u.enable_stream_push_notifications)) AS channel_notify_ids
+        FROM subscription sub2
+        JOIN user_profile u ON u.id = sub2.user_profile_id
+       WHERE sub2.recipient_id = s.recipient_id AND sub2.active AND u.is_active) subs ON true`;
 
 interface ChannelForSendRaw {
   id: number;
@@ -123,6 +140,7 @@ interface ChannelForSendRaw {
   topic_exists: boolean;
   topic_exists_for_sender: boolean | null;
   subscriber_ids: number[];
+  notify_candidate_ids: number[];
 }
 
 function toChannelForSend(r: ChannelForSendRaw): ChannelForSend {
@@ -137,6 +155,7 @@ function toChannelForSend(r: ChannelForSendRaw): ChannelForSend {
     topicExists: r.topic_exists,
     topicExistsForSender: r.topic_exists_for_sender,
     subscriberIds: r.subscriber_ids,
+    notifyCandidateIds: r.notify_candidate_ids,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { DomainEventFields } from '../events/domain-event-bus';
 import type { Realm } from '../realm/realm.entity';
+import { ANY_MENTION_MASK } from './flags';
 import type { MessageRow, UserBrief } from './message-format';
 
 /**
@@ -24,8 +25,31 @@ export class MessageSentEvent {
   declare readonly hasAttachment: boolean;
   /** Recipients who muted the sender: no notifications for them (muted_sender_user_ids). */
   declare readonly mutedByIds?: ReadonlySet<number>;
+  /**
+   * Channel messages sent through the send path: the subscribers whose channel or topic settings
+   * could notify them whatever the content (channel email or push notifications on, following the
+   * topic), read by the send's own statement. Absent: not known, so anyone may be notifiable.
+   */
+  declare readonly notifyCandidateIds?: ReadonlySet<number>;
 
   constructor(fields: DomainEventFields<MessageSentEvent>) {
     Object.assign(this, fields);
+  }
+
+  /**
+   * The recipients a notification (push, email) could be for, in recipientIds order: everyone but
+   * the sender, narrowed for a channel message whose candidates are known to those candidates and
+   * the recipients it mentions (Zulip computes the same sets in get_recipient_info). Handlers need
+   * not load anyone's settings when this is empty, as it is for most channel messages.
+   */
+  notifiableRecipientIds(): number[] {
+    const candidates = this.message.isChannelMessage ? this.notifyCandidateIds : undefined;
+    const out: number[] = [];
+    for (const [i, id] of this.recipientIds.entries()) {
+      if (id === this.message.senderId) continue;
+      if (candidates && !candidates.has(id) && ((this.flags[i] ?? 0) & ANY_MENTION_MASK) === 0) continue;
+      out.push(id);
+    }
+    return out;
   }
 }

@@ -38,9 +38,9 @@ export class MissedMessageEmailsHandler implements OnModuleInit {
   async handle(info: MessageSentEvent): Promise<number> {
     const { realm, message } = info;
     const flagsByUser = new Map(info.recipientIds.map((id, i) => [id, new Set(flagsToApi(info.flags[i] ?? 0))]));
-    const others = info.recipientIds.filter(
-      (id) => id !== message.senderId && !flagsByUser.get(id)?.has('read') && !info.mutedByIds?.has(id),
-    );
+    const others = info
+      .notifiableRecipientIds()
+      .filter((id) => !flagsByUser.get(id)?.has('read') && !info.mutedByIds?.has(id));
     if (others.length === 0) return 0;
     const users = await this.directory.emailSettingsOf(others);
     if (users.length === 0) return 0;

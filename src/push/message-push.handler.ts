@@ -38,7 +38,8 @@ export class MessagePushHandler implements OnModuleInit {
     const sender = info.users.get(message.senderId);
     if (!sender) return 0;
     const flagsByUser = new Map(info.recipientIds.map((id, i) => [id, info.flags[i]]));
-    const others = info.recipientIds.filter((id) => id !== message.senderId);
+    const others = info.notifiableRecipientIds();
+    if (others.length === 0) return 0;
     const channel =
       message.isChannelMessage && message.streamId !== null
         ? { recipientId: message.recipientId, streamId: message.streamId, topic: message.subject }
