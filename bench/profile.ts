@@ -365,6 +365,8 @@ async function main(): Promise<void> {
     connections: 8,
     seconds,
   };
+  // The framework's own cost: no auth, no SQL (issue 15 item 5).
+  const hello: LoadSpec = { method: 'GET', url: p('/api/v1/server_settings'), connections: 32, seconds };
   const windows: Array<{
     name: string;
     t0: number;
@@ -377,6 +379,7 @@ async function main(): Promise<void> {
   for (const [name, spec, anchor] of [
     ['send', send, /^\s*WITH m AS \(\s*INSERT INTO message/],
     ['fetch', fetch, /^SELECT \* FROM \(\(SELECT m\.id AS message_id/],
+    ['hello', hello, /^$/],
   ] as const) {
     log(`profiling ${name}: warm-up, then ${seconds} s at ${spec.connections} connections`);
     await runLoad(gen, { ...spec, seconds: 3 });

@@ -25,7 +25,7 @@ const REALM_CACHE_MS = 2000;
 /** Realms: creation with their system groups, lookup by Host header, URLs. */
 @Injectable()
 export class RealmService {
-  private readonly byStringId = new Map<string, { realm: Realm | null; at: number }>();
+  private readonly byStringId = new Map<string, { realm: Promise<Realm | null>; at: number }>();
 
   constructor(
     private readonly realms: RealmRepository,
@@ -70,9 +70,14 @@ export class RealmService {
     const hit = this.byStringId.get(stringId);
     const now = Date.now();
     if (hit && now - hit.at < REALM_CACHE_MS) return hit.realm;
-    const realm = await this.realms.findByStringId(stringId);
-    this.byStringId.set(stringId, { realm, at: now });
-    return realm;
+    // The pending load is shared: requests arriving while it runs wait for it instead of each
+    // sending the same query when the entry expires under load.
+    const entry = { realm: this.realms.findByStringId(stringId), at: now };
+    this.byStringId.set(stringId, entry);
+    entry.realm.catch(() => {
+      if (this.byStringId.get(stringId) === entry) this.byStringId.delete(stringId);
+    });
+    return entry.realm;
   }
 
   /** Forget cached realm rows (after a realm setting changes). */
