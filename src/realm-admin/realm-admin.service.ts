@@ -12,7 +12,7 @@ import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmErrors } from '../realm/realm.errors';
 import { RealmService } from '../realm/realm.service';
-import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
+import { REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
 import { nulPosition, replaceNul } from '../realm/text-checks';
 import { GroupSettingChange, GroupSettingsService } from '../users/group-settings.service';
 import { UserDirectoryService } from '../users/user-directory.service';
@@ -22,6 +22,7 @@ import {
   CHANNEL_SETTINGS,
   CHECK_ORDER,
   checkAuthenticationMethods,
+  GROUP_SETTING_ORDER,
   REALM_PROPERTIES,
   RealmPropertyDef,
   RealmPropertyValue,
@@ -156,14 +157,14 @@ export class RealmAdminService {
     return result;
   }
 
-  /** The group settings ({new, old}), in REALM_GROUP_SETTINGS order. */
+  /** The group settings ({new, old}), in Zulip's order. */
   private async applyGroupSettings(
     realm: Realm,
     args: UpdateRealmArgs,
     data: Record<string, unknown>,
     send: (event: ClientEvent) => void,
   ): Promise<void> {
-    for (const setting of REALM_GROUP_SETTING_NAMES) {
+    for (const setting of GROUP_SETTING_ORDER) {
       const change = args[setting] as GroupSettingChange | undefined;
       if (change === undefined) continue;
       const currentId = realm[setting];

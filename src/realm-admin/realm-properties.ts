@@ -3,6 +3,7 @@ import { ParamErrors } from '../common/errors/param.errors';
 import { type ClientEvent, realmUpdateDictEvent } from '../events/client-events';
 import { Realm } from '../realm/realm.entity';
 import { RealmErrors } from '../realm/realm.errors';
+import type { RealmGroupSettingName } from '../realm/system-groups';
 import { AUTHENTICATION_METHOD_NAMES, VIDEO_CHAT_PROVIDERS } from '../realm/realm-options';
 import { isAvailableLanguage } from '../users/languages';
 import {
@@ -295,6 +296,34 @@ export const CHANNEL_SETTINGS = [
   { name: 'zulip_update_announcements_stream_id', column: 'zulipUpdateAnnouncementsStreamId', mustBePrivate: false },
 ] as const satisfies ReadonlyArray<{ name: string; column: keyof Realm; mustBePrivate: boolean }>;
 
+/** The order in which update_realm applies the group settings (Realm.REALM_PERMISSION_GROUP_SETTINGS). */
+export const GROUP_SETTING_ORDER: RealmGroupSettingName[] = [
+  'create_multiuse_invite_group',
+  'can_access_all_users_group',
+  'can_add_subscribers_group',
+  'can_add_custom_emoji_group',
+  'can_create_bots_group',
+  'can_create_groups',
+  'can_create_public_channel_group',
+  'can_create_private_channel_group',
+  'can_create_web_public_channel_group',
+  'can_create_write_only_bots_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_invite_users_group',
+  'can_manage_all_groups',
+  'can_manage_billing_group',
+  'can_mention_many_users_group',
+  'can_move_messages_between_channels_group',
+  'can_move_messages_between_topics_group',
+  'can_resolve_topics_group',
+  'can_set_delete_message_policy_group',
+  'can_set_topics_policy_group',
+  'can_summarize_topics_group',
+  'direct_message_initiator_group',
+  'direct_message_permission_group',
+];
+
 /** Validators of the parameters with their own handling (not in REALM_PROPERTIES). */
 export const OTHER_PARAM_VALIDATORS: Record<string, { json: boolean; validators: PropertyDecorator[] }> = {
   authentication_methods: { json: true, validators: [IsObject()] },
@@ -311,5 +340,6 @@ export function checkAuthenticationMethods(methods: Record<string, unknown>): vo
   for (const name of Object.keys(methods)) {
     if (!known.includes(name)) throw RealmErrors.invalidAuthenticationMethod(name, [...known].sort());
   }
-  if (!Object.values(methods).some((v) => v === true)) throw RealmErrors.noAuthenticationMethod();
+  // Python's `True in values()`: 1 equals True there.
+  if (!Object.values(methods).some((v) => v === true || v === 1)) throw RealmErrors.noAuthenticationMethod();
 }
