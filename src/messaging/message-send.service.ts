@@ -195,8 +195,21 @@ export class MessageSendService {
    * from settings.NOTIFICATION_BOT). Returns the message id, or null without the bot.
    */
   async sendNotificationBotMessage(realm: Realm, userId: number, content: string): Promise<number | null> {
+    return this.sendSystemBotDirectMessage(realm, NOTIFICATION_BOT, userId, content);
+  }
+
+  /**
+   * A direct message from the system bot `botEmail` (Notification Bot, Welcome Bot) to `userId`
+   * (Zulip's internal_send_private_message). Returns the message id, or null without the bot.
+   */
+  async sendSystemBotDirectMessage(
+    realm: Realm,
+    botEmail: string,
+    userId: number,
+    content: string,
+  ): Promise<number | null> {
     return runInTransaction(this.dataSource, async () => {
-      const bot = await this.messages.systemBot(NOTIFICATION_BOT);
+      const bot = await this.messages.systemBot(botEmail);
       if (!bot) return null;
       const [id] = await this.sendInternal(realm, bot, [{ target: { kind: 'direct', userId }, content }]);
       return id;

@@ -1,5 +1,5 @@
 import { ZulipError } from '../common/errors/zulip-error';
-import { parseTimeLimit } from './realm-settings.policy';
+import { parseRetentionDays, parseTimeLimit } from './realm-settings.policy';
 
 describe('parseTimeLimit', () => {
   it('maps "unlimited" to null and keeps positive seconds', () => {
@@ -18,5 +18,16 @@ describe('parseTimeLimit', () => {
       expect(err.code).toBe('REQUEST_VARIABLE_INVALID');
       expect(err.data).toEqual({ var_name: 'message_content_edit_limit_seconds', bad_value: raw });
     }
+  });
+});
+
+describe('parseRetentionDays', () => {
+  it('maps "unlimited" to -1 and keeps positive days', () => {
+    expect(parseRetentionDays('unlimited')).toBe(-1);
+    expect(parseRetentionDays(30)).toBe(30);
+  });
+
+  it.each([[0], [-1], ['forever'], ['Unlimited'], [2 ** 31]])('rejects %j with Bad value', (raw) => {
+    expect(() => parseRetentionDays(raw)).toThrow(`Bad value for 'message_retention_days': ${String(raw)}`);
   });
 });

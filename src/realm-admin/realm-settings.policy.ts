@@ -1,17 +1,6 @@
 import type { RealmGroupSettingName } from '../realm/system-groups';
 import { ParamErrors } from '../common/errors/param.errors';
 
-/** The edit/move/delete time limits: a positive number of seconds, or "unlimited" (null). */
-export const TIME_LIMIT_SETTINGS = [
-  'message_content_delete_limit_seconds',
-  'message_content_edit_limit_seconds',
-  'move_messages_within_stream_limit_seconds',
-  'move_messages_between_streams_limit_seconds',
-] as const;
-export type TimeLimitSetting = (typeof TIME_LIMIT_SETTINGS)[number];
-
-/** Zulip's RequestVariableConversionError code. */
-
 const INT32_MAX = 2_147_483_647;
 
 /**
@@ -23,6 +12,16 @@ export function parseTimeLimit(name: string, raw: number | string): number | nul
   if (typeof raw === 'string' || raw <= 0 || raw > INT32_MAX) {
     throw ParamErrors.badValue(name, raw);
   }
+  return raw;
+}
+
+/**
+ * Zulip's parse_message_retention_days: "unlimited" is -1 (keep forever); other strings and
+ * numbers below 1 are `Bad value for 'message_retention_days': <value>`.
+ */
+export function parseRetentionDays(raw: number | string): number {
+  if (raw === 'unlimited') return -1;
+  if (typeof raw === 'string' || raw <= 0 || raw > INT32_MAX) throw ParamErrors.badValue('message_retention_days', raw);
   return raw;
 }
 

@@ -137,6 +137,39 @@ export class Realm {
 
   @Column({ name: 'video_chat_provider', type: 'smallint', default: 1 })
   videoChatProvider: number;
+
+  @Column({ name: 'disallow_disposable_email_addresses', type: 'boolean', default: true })
+  disallowDisposableEmailAddresses: boolean;
+
+  @Column({ name: 'want_advertise_in_communities_directory', type: 'boolean', default: false })
+  wantAdvertiseInCommunitiesDirectory: boolean;
+
+  @Column({ name: 'enable_guest_user_indicator', type: 'boolean', default: true })
+  enableGuestUserIndicator: boolean;
+
+  @Column({ name: 'enable_guest_user_dm_warning', type: 'boolean', default: true })
+  enableGuestUserDmWarning: boolean;
+
+  @Column({ name: 'require_e2ee_push_notifications', type: 'boolean', default: false })
+  requireE2eePushNotifications: boolean;
+
+  /** Maximum GIPHY rating (Realm.GIPHY_RATING_OPTIONS id; 0 disables the integration). */
+  @Column({ name: 'giphy_rating', type: 'smallint', default: 2 })
+  giphyRating: number;
+
+  @Column({ name: 'default_code_block_language', type: 'text', default: '' })
+  defaultCodeBlockLanguage: string;
+
+  /** The organization's custom Welcome Bot message for new users (at most 8000 characters). */
+  @Column({ name: 'welcome_message_custom_text', type: 'text', default: '' })
+  welcomeMessageCustomText: string;
+
+  /**
+   * Which of the server's authentication methods the organization enables (Zulip's
+   * RealmAuthenticationMethod rows), by backend name: `{"Dev": true, "Email": true}`.
+   */
+  @Column({ name: 'authentication_methods', type: 'jsonb', default: () => `'{"Dev": true, "Email": true}'` })
+  authenticationMethods: Record<string, boolean>;
 }
 
 /** Group-setting columns (user group ids), one per realm permission setting. */

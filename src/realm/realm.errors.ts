@@ -6,6 +6,17 @@ export const RealmErrors = {
   invalidRealm: () => badRequest('Invalid realm'),
   invalidStringId: () => ParamErrors.invalid('string_id'),
   invalidNotificationSound: (sound: string) => badRequest(`Invalid notification sound '${sound}'`),
+  invalidLanguage: (language: string) => badRequest(`Invalid language '${language}'`),
+  /** `methods` sorted, shown as Zulip shows a Python list. */
+  invalidAuthenticationMethod: (name: string, methods: string[]) =>
+    badRequest(
+      `Invalid authentication method: ${name}. Valid methods are: [${methods.map((m) => `'${m}'`).join(', ')}]`,
+    ),
+  noAuthenticationMethod: () => badRequest('At least one authentication method must be enabled.'),
+  invalidVideoChatProvider: (id: number) => badRequest(`Invalid video_chat_provider ${id}`),
+  invalidGiphyRating: (id: number) => badRequest(`Invalid giphy_rating ${id}`),
+  jitsiUrlNotAllowed: () => badRequest('jitsi_server_url is not an allowed_type'),
+  mustBeDemoOrganization: () => badRequest('Must be a demo organization.'),
   invalidEmailBatchingPeriod: (seconds: number) => badRequest(`Invalid email batching period: ${seconds} seconds`),
 };
 

@@ -6,6 +6,7 @@ import { Errors, ZulipError } from '../common/errors/zulip-error';
 import { API_FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../common/version';
 import { RealmService } from './realm.service';
 import { renderRealmDescription } from './realm-description';
+import { authenticationMethodsDict } from './realm-options';
 
 /** GET /server_settings: what a client reads before logging in (zerver/views/auth.py). */
 @Controller('api/v1')
@@ -47,8 +48,15 @@ export class ServerSettingsController {
     const realm = await this.realmForHost(req.headers.host);
     if (realm) {
       const url = this.realms.realmUrl(realm);
+      // What the organization enables of the server's methods (get_auth_backends_data(realm)).
+      const enabled = authenticationMethodsDict(realm.authenticationMethods);
+      Object.assign(body.authentication_methods as Record<string, boolean>, {
+        password: enabled.Email,
+        email: enabled.Email,
+        dev: devAuth && enabled.Dev,
+      });
       Object.assign(body, {
-        email_auth_enabled: true,
+        email_auth_enabled: enabled.Email,
         require_email_format_usernames: true,
         realm_url: url,
         realm_uri: url,

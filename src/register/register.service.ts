@@ -17,6 +17,7 @@ import { CustomProfileFieldsService } from '../realm/custom-profile-fields.servi
 import { renderRealmDescription } from '../realm/realm-description';
 import { REALM_GROUP_SETTING_NAMES, REALM_GROUP_SETTINGS, Role } from '../realm/system-groups';
 import { pickUserSettings } from '../realm/user-settings';
+import { authenticationMethodsForApi, VIDEO_CHAT_PROVIDERS } from '../realm/realm-options';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { NavigationViewsService } from '../users/navigation-views.service';
@@ -367,27 +368,21 @@ export class RegisterService {
       realm_presence_disabled: false,
       realm_push_notifications_enabled: pushNotificationsConfigured(this.config),
       realm_push_notifications_enabled_end_timestamp: null,
-      realm_email_auth_enabled: true,
-      realm_password_auth_enabled: true,
-      realm_authentication_methods: {
-        Email: { enabled: true, available: true },
-        Dev: { enabled: true, available: true },
-      },
+      realm_email_auth_enabled: realm.authenticationMethods.Email === true,
+      realm_password_auth_enabled: realm.authenticationMethods.Email === true,
+      realm_authentication_methods: authenticationMethodsForApi(realm.authenticationMethods),
       realm_is_zephyr_mirror_realm: false,
       realm_bot_domain: this.realms.realmHost(realm),
-      realm_disallow_disposable_email_addresses: true,
-      realm_default_code_block_language: '',
-      realm_want_advertise_in_communities_directory: false,
-      realm_enable_guest_user_indicator: true,
-      realm_enable_guest_user_dm_warning: true,
-      realm_giphy_rating: 2,
-      realm_welcome_message_custom_text: '',
+      realm_disallow_disposable_email_addresses: realm.disallowDisposableEmailAddresses,
+      realm_default_code_block_language: realm.defaultCodeBlockLanguage,
+      realm_want_advertise_in_communities_directory: realm.wantAdvertiseInCommunitiesDirectory,
+      realm_enable_guest_user_indicator: realm.enableGuestUserIndicator,
+      realm_enable_guest_user_dm_warning: realm.enableGuestUserDmWarning,
+      realm_giphy_rating: realm.giphyRating,
+      realm_welcome_message_custom_text: realm.welcomeMessageCustomText,
       realm_message_edit_history_visibility_policy: realm.messageEditHistoryVisibilityPolicy,
       realm_allow_edit_history: realm.messageEditHistoryVisibilityPolicy !== 'none',
-      realm_available_video_chat_providers: {
-        disabled: { name: 'None', id: 0 },
-        jitsi_meet: { name: 'Jitsi Meet', id: 1 },
-      },
+      realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
       realm_default_external_accounts: defaultExternalAccountsForApi(),
       max_file_upload_size_mib: this.config.maxFileUploadSizeMib,
       max_avatar_file_size_mib: 5,
@@ -404,7 +399,7 @@ export class RegisterService {
       giphy_rating_options: GIPHY_RATING_OPTIONS,
       // Uploaded images are not thumbnailed by this server.
       server_thumbnail_formats: [],
-      realm_require_e2ee_push_notifications: false,
+      realm_require_e2ee_push_notifications: realm.requireE2eePushNotifications,
     };
     for (const name of REALM_GROUP_SETTING_NAMES) state[`realm_${name}`] = values.get(realm[name]) ?? realm[name];
     const system = await this.groupSettings.systemGroupIds(realm.id);

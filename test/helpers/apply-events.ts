@@ -369,8 +369,8 @@ function applyRealm(state: State, ctx: ApplyContext, event: Event): void {
     }
     state[`realm_${key}`] = value;
     if (key === 'authentication_methods') {
-      state.realm_password_auth_enabled = value.Email?.enabled || value.LDAP?.enabled;
-      state.realm_email_auth_enabled = value.Email?.enabled;
+      state.realm_password_auth_enabled = Boolean(value.Email?.enabled || value.LDAP?.enabled);
+      state.realm_email_auth_enabled = Boolean(value.Email?.enabled);
     }
     if (key === 'can_create_public_channel_group') {
       state.realm_create_public_stream_policy = legacyPolicy(state, key, value);

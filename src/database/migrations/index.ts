@@ -17,6 +17,7 @@ import { MutedUsers1795657538779 } from './1795657538779-MutedUsers';
 import { Submessages1795659019365 } from './1795659019365-Submessages';
 import { MissedMessageEmails1795659108894 } from './1795659108894-MissedMessageEmails';
 import { Invitation1795659117581 } from './1795659117581-Invitation';
+import { RealmSettings1795666154695 } from './1795666154695-RealmSettings';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   Submessages1795659019365,
   MissedMessageEmails1795659108894,
   Invitation1795659117581,
+  RealmSettings1795666154695,
 ];

@@ -286,7 +286,8 @@ describe('PATCH /realm', () => {
   });
 
   it('reports unsupported parameters', async () => {
-    const body = await expectOk({ allow_message_editing: true, video_chat_provider: 1 });
-    expect(body.ignored_parameters_unsupported).toEqual(['video_chat_provider']);
+    // bot_creation_policy was replaced by can_create_bots_group (Zulip dropped the parameter).
+    const body = await expectOk({ allow_message_editing: true, bot_creation_policy: 1 });
+    expect(body.ignored_parameters_unsupported).toEqual(['bot_creation_policy']);
   });
 });

@@ -248,6 +248,94 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       );
     });
 
+    it('realm update of every scalar setting (do_set_realm_property)', async () => {
+      await verify(
+        HAMLET,
+        () =>
+          patchRealm({
+            avatar_changes_disabled: true,
+            default_code_block_language: 'python',
+            digest_emails_enabled: true,
+            digest_weekday: 4,
+            disallow_disposable_email_addresses: false,
+            email_changes_disabled: true,
+            emails_restricted_to_domains: true,
+            enable_guest_user_dm_warning: false,
+            enable_guest_user_indicator: false,
+            enable_read_receipts: true,
+            enable_spectator_access: true,
+            giphy_rating: 4,
+            inline_image_preview: false,
+            inline_url_embed_preview: true,
+            invite_required: false,
+            message_content_allowed_in_email_notifications: false,
+            name_changes_disabled: true,
+            require_e2ee_push_notifications: true,
+            require_unique_names: true,
+            send_welcome_emails: false,
+            video_chat_provider: 0,
+            waiting_period_threshold: 3,
+            want_advertise_in_communities_directory: true,
+            welcome_message_custom_text: 'Hello there',
+            message_retention_days: 90,
+            move_messages_between_streams_limit_seconds: JSON.stringify('unlimited'),
+          }),
+        { expectTypes: ['realm'] },
+      );
+      // Back to the seeded values (later cases rely on them, e.g. name changes being allowed).
+      await verify(HAMLET, () =>
+        patchRealm({
+          avatar_changes_disabled: false,
+          default_code_block_language: '',
+          digest_emails_enabled: false,
+          digest_weekday: 1,
+          disallow_disposable_email_addresses: true,
+          email_changes_disabled: false,
+          emails_restricted_to_domains: false,
+          enable_guest_user_dm_warning: true,
+          enable_guest_user_indicator: true,
+          enable_read_receipts: false,
+          enable_spectator_access: false,
+          giphy_rating: 2,
+          inline_image_preview: true,
+          inline_url_embed_preview: false,
+          invite_required: true,
+          message_content_allowed_in_email_notifications: true,
+          name_changes_disabled: false,
+          require_e2ee_push_notifications: false,
+          require_unique_names: false,
+          send_welcome_emails: true,
+          video_chat_provider: 1,
+          waiting_period_threshold: 0,
+          want_advertise_in_communities_directory: false,
+          welcome_message_custom_text: '',
+          message_retention_days: JSON.stringify('unlimited'),
+          move_messages_between_streams_limit_seconds: 604800,
+        }),
+      );
+    });
+
+    it('realm update (Jitsi server URL, organization type) and update_dict (authentication methods)', async () => {
+      await verify(HAMLET, () => patchRealm({ jitsi_server_url: JSON.stringify('https://jitsi.example.com') }), {
+        expectTypes: ['realm'],
+      });
+      await verify(HAMLET, () => patchRealm({ jitsi_server_url: JSON.stringify('default'), org_type: 30 }));
+      await verify(HAMLET, () => patchRealm({ authentication_methods: { Email: false, Dev: true } }), {
+        expectTypes: ['realm'],
+      });
+      await verify(HAMLET, () => patchRealm({ authentication_methods: { Email: true } }));
+    });
+
+    it('realm update (signup and Zulip update announcement channels)', async () => {
+      const verona = await channelId(t, 'Verona');
+      await verify(HAMLET, () =>
+        patchRealm({ signup_announcements_stream_id: verona, zulip_update_announcements_stream_id: verona }),
+      );
+      await verify(HAMLET, () =>
+        patchRealm({ signup_announcements_stream_id: -1, zulip_update_announcements_stream_id: -1 }),
+      );
+    });
+
     it('realm_user_settings_defaults update', async () => {
       await verify(
         HAMLET,
