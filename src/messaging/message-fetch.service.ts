@@ -13,7 +13,14 @@ import {
 } from './message-access.policy';
 import { MessageAccessService } from './message-access.service';
 import { SubmessageRepository } from './submessage.repository';
-import { fetchedMessageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
+import {
+  fetchedMessageDict,
+  type FormatOptions,
+  type MessageRow,
+  type ReactionRow,
+  type SubmessageRow,
+  type UserBrief,
+} from './message-format';
 import {
   FetchQuery,
   MessageFetchRepository,
@@ -442,7 +449,10 @@ export class MessageFetchService {
     return { query: { includeHistory, conditions, params, search }, channelRecipientId, excludeMuted };
   }
 
-  /** Message dicts for fetched rows: one query each for messages, users, reactions and submessages. */
+  /**
+   * Message dicts for fetched rows: one query for the messages with their reactions and
+   * submessages, one for the users they show.
+   */
   private async formatRows(
     auth: AuthContext,
     rows: FetchedRow[],
@@ -450,11 +460,13 @@ export class MessageFetchService {
   ): Promise<Array<Record<string, unknown>>> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.message_id);
-    const messages = new Map((await this.messages.messagesByIds(auth.realm.id, ids)).map((m) => [m.id, m]));
+    const loaded = await this.messages.messagesForDisplay(auth.realm.id, ids);
+    const messages = new Map(loaded.messages.map((m) => [m.id, m]));
     return this.formatMessages(
       auth,
       rows.filter((r) => messages.has(r.message_id)).map((r) => ({ row: r, message: messages.get(r.message_id)! })),
       opts,
+      loaded,
     );
   }
 
@@ -462,6 +474,8 @@ export class MessageFetchService {
     auth: AuthContext,
     items: Array<{ row: FetchedRow; message: MessageRow }>,
     opts: FormatOptions,
+    /** The items' reactions and submessages when already loaded with them. */
+    extras?: { reactions: ReactionRow[]; submessages: SubmessageRow[] },
   ): Promise<Array<Record<string, unknown>>> {
     const userIds = new Set<number>();
     for (const { message } of items) {
@@ -469,9 +483,9 @@ export class MessageFetchService {
       for (const id of message.dmUserIds ?? []) userIds.add(id);
     }
     const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
-    const reactions = await this.messages.reactionsForMessages(items.map((i) => i.message.id));
-    const byMessage = groupByMessage(reactions);
-    const submessagesByMessage = groupByMessage(await this.submessages.forMessages(items.map((i) => i.message.id)));
+    const ids = items.map((i) => i.message.id);
+    const byMessage = groupByMessage(extras?.reactions ?? (await this.messages.reactionsForMessages(ids)));
+    const submessagesByMessage = groupByMessage(extras?.submessages ?? (await this.submessages.forMessages(ids)));
     return items.map(({ row, message }) => {
       const rendered = message.renderedContent ?? renderMarkdown(message.content).html;
       const dict = fetchedMessageDict(

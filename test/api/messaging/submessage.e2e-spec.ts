@@ -376,6 +376,8 @@ describe('widgets and POST /submessage', () => {
       const one = await fetch(1);
       const hundred = await fetch(100);
       expect(hundred.count).toBe(one.count);
+      // The messages come with their reactions and submessages: no statement reads those tables alone.
+      expect(hundred.queries.filter((q) => /^\s*SELECT\b[^(]*\bFROM (reaction|submessage)\b/i.test(q))).toEqual([]);
       const body = hundred.result.body as { messages: Array<{ id: number; submessages: Submessage[] }> };
       expectMatchesOpenApi('get', '/messages', 200, hundred.result.body);
       expect(body.messages.map((m) => m.id)).toEqual(ids);
