@@ -13,6 +13,23 @@ import { openQueue } from '../messaging/helpers';
 
 const MiB = 1024 * 1024;
 
+/** With EVENT_QUEUES_PER_USER = 2: a third queue removes the first. */
+async function expectQueueCap(t: TestApp): Promise<void> {
+  const first = await openQueue(t, HAMLET, ['message']);
+  await new Promise((r) => setTimeout(r, 5));
+  const second = await openQueue(t, HAMLET, ['message']);
+  const othello = await openQueue(t, OTHELLO, ['message']);
+  await new Promise((r) => setTimeout(r, 5));
+  const third = await openQueue(t, HAMLET, ['message']);
+  const poll = (q: { email: string; queueId: string }) =>
+    call(t, 'get', '/events', q.email, { queue_id: q.queueId, last_event_id: -1, dont_block: true });
+  const gone = await poll(first);
+  expectError(gone, 400, `Bad event queue ID: ${first.queueId}`, 'BAD_EVENT_QUEUE_ID');
+  expect(gone.body.queue_id).toBe(first.queueId);
+  expectMatchesOpenApi('get', '/events', gone.status, gone.body);
+  for (const q of [second, third, othello]) expect((await poll(q)).status).toBe(200);
+}
+
 describe('resource limits', () => {
   let t: TestApp;
   let dataDir: string;
@@ -32,19 +49,8 @@ describe('resource limits', () => {
   });
 
   describe('event queues per user', () => {
-    it("a new queue past the cap removes the user's oldest; its next poll gets BAD_EVENT_QUEUE_ID", async () => {
-      const first = await openQueue(t, HAMLET, ['message']);
-      const second = await openQueue(t, HAMLET, ['message']);
-      const othello = await openQueue(t, OTHELLO, ['message']);
-      const third = await openQueue(t, HAMLET, ['message']);
-      const poll = (q: { email: string; queueId: string }) =>
-        call(t, 'get', '/events', q.email, { queue_id: q.queueId, last_event_id: -1, dont_block: true });
-      const gone = await poll(first);
-      expectError(gone, 400, `Bad event queue ID: ${first.queueId}`, 'BAD_EVENT_QUEUE_ID');
-      expect(gone.body.queue_id).toBe(first.queueId);
-      expectMatchesOpenApi('get', '/events', gone.status, gone.body);
-      for (const q of [second, third, othello]) expect((await poll(q)).status).toBe(200);
-    });
+    it("a new queue past the cap removes the user's oldest; its next poll gets BAD_EVENT_QUEUE_ID", () =>
+      expectQueueCap(t));
   });
 
   describe('push device tokens per user', () => {
@@ -114,4 +120,21 @@ describe('realm upload quota: unlimited by default', () => {
     const register = await call(t, 'post', '/register', HAMLET, { fetch_event_types: ['realm'] });
     expect(register.body.realm_upload_quota_mib).toBeNull();
   });
+});
+
+const redisUrl = process.env.ZULIP_TEST_REDIS_URL;
+
+(redisUrl ? describe : describe.skip)('event queues per user, queues in Redis', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      REDIS_URL: redisUrl ?? '',
+      REDIS_PREFIX: `zulip-test-limits-${process.pid}-${Date.now()}`,
+      EVENT_QUEUES_PER_USER: '2',
+    });
+  });
+  afterAll(() => t.close());
+
+  it("a new queue past the cap removes the user's oldest; its next poll gets BAD_EVENT_QUEUE_ID", () =>
+    expectQueueCap(t));
 });
