@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EventQueue, QueueOptions } from './event-queue';
+import { EventQueue, MAX_QUEUES_PER_USER, QueueOptions } from './event-queue';
 
 /**
  * The per-process registry of event queues, indexed by queue id and by user. Queues with no
@@ -11,6 +11,9 @@ export class EventQueueRegistry {
   private readonly instance = randomBytes(4).toString('hex');
   private counter = 0;
 
+  constructor(private readonly maxQueuesPerUser = MAX_QUEUES_PER_USER) {}
+
+  /** A new queue; past the per-user cap the user's oldest queues are removed. */
   allocate(options: QueueOptions): EventQueue {
     const id = `${Math.floor(Date.now() / 1000)}:${this.instance}${++this.counter}`;
     const queue = new EventQueue(id, options);
@@ -18,6 +21,11 @@ export class EventQueueRegistry {
     let set = this.byUser.get(options.userId);
     if (!set) this.byUser.set(options.userId, (set = new Set()));
     set.add(queue);
+    // A Set iterates in insertion order: the first queues are the oldest.
+    for (const old of set) {
+      if (set.size <= this.maxQueuesPerUser) break;
+      this.delete(old.id);
+    }
     return queue;
   }
 

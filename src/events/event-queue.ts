@@ -34,6 +34,13 @@ interface Waiter {
 export const MAX_QUEUE_EVENTS = 10_000;
 
 /**
+ * Most event queues one user may have (Zulip has no such cap; see DECISIONS.md). Registering
+ * one more removes the user's oldest queue, whose next poll gets BAD_EVENT_QUEUE_ID, as a
+ * garbage-collected queue's does, so a client that lost its queue registers again.
+ */
+export const MAX_QUEUES_PER_USER = 50;
+
+/**
  * A client's event queue (zerver/tornado/event_queue.py EventQueue + ClientDescriptor):
  * events get increasing ids; the client acknowledges with last_event_id, which prunes; one
  * long-poll may wait on it at a time.

@@ -33,9 +33,10 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
   private draining = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const limits = { maxQueuesPerUser: config.maxQueuesPerUser };
     this.backend = config.redisUrl
-      ? new RedisEventQueues(config.redisUrl, config.redisPrefix)
-      : new InMemoryEventQueues();
+      ? new RedisEventQueues(config.redisUrl, config.redisPrefix, limits)
+      : new InMemoryEventQueues(limits);
   }
 
   onModuleInit(): void {

@@ -6,8 +6,12 @@ import { EventQueueErrors } from './event.errors';
 
 /** Event queues in this process (the default when REDIS_URL is not set). */
 export class InMemoryEventQueues implements EventQueueBackend {
-  readonly registry = new EventQueueRegistry();
+  readonly registry: EventQueueRegistry;
   private delivered = 0;
+
+  constructor(opts: { maxQueuesPerUser?: number } = {}) {
+    this.registry = new EventQueueRegistry(opts.maxQueuesPerUser);
+  }
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
     const queue = this.registry.allocate(options);

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 (url ? describe : describe.skip)('Redis event queues', () => {
   const redisUrl = url ?? '';
-  describeBackendContract('redis queues', () => new RedisEventQueues(redisUrl, freshPrefix()));
+  describeBackendContract('redis queues', (opts) => new RedisEventQueues(redisUrl, freshPrefix(), opts));
 
   describe('several instances', () => {
     const options = (userId: number): QueueOptions => ({
@@ -59,6 +59,60 @@ afterAll(async () => {
         await expect(b.getEvents(10, q.id, 0, true, 60_000, () => undefined)).resolves.toEqual([
           { type: 'message', n: 2, id: 1 },
         ]);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('collects the queue of a poll parked on an instance that died, once idle', async () => {
+      const prefix = freshPrefix();
+      const dead = new RedisEventQueues(redisUrl, prefix);
+      const alive = new RedisEventQueues(redisUrl, prefix);
+      try {
+        const orphan = await dead.allocate(options(10));
+        const kept = await alive.allocate(options(11));
+        void dead.getEvents(10, orphan.id, -1, false, 40, () => undefined);
+        const keptPoll = alive.getEvents(11, kept.id, -1, false, 60_000, () => undefined);
+        await new Promise((r) => setTimeout(r, 20));
+        expect(await alive.hasActiveClient(10, 1)).toBe(true);
+        // The instance dies with the poll parked: no heartbeat, no GC pass, no poll end.
+        const internals = dead as unknown as { redis: Redis; subscriber: Redis };
+        internals.redis.disconnect();
+        internals.subscriber.disconnect();
+        await new Promise((r) => setTimeout(r, 150));
+        // `alive` renews its own parked poll and collects the dead instance's.
+        expect(await alive.collectGarbage(50)).toBe(1);
+        await expect(alive.getEvents(10, orphan.id, -1, true, 60_000, () => undefined)).rejects.toMatchObject({
+          code: 'BAD_EVENT_QUEUE_ID',
+        });
+        expect(await alive.hasActiveClient(10, 60_000)).toBe(false);
+        expect(await alive.hasActiveClient(11, 60_000)).toBe(true);
+        await alive.deliver(2, { type: 'x' }, [11]);
+        await expect(keptPoll).resolves.toEqual([{ type: 'x', id: 0 }]);
+      } finally {
+        await dead.close();
+        await alive.close();
+      }
+    });
+
+    it('drops cached queue options when another instance removes the queue', async () => {
+      const prefix = freshPrefix();
+      const a = new RedisEventQueues(redisUrl, prefix);
+      const b = new RedisEventQueues(redisUrl, prefix);
+      try {
+        const q1 = await a.allocate(options(10));
+        const q2 = await a.allocate(options(12));
+        await b.deliver(2, { type: 'x' }, [10, 12]); // b caches both queues' options
+        expect(b.cachedQueueCount()).toBe(2);
+        const poll = b.getEvents(10, q1.id, 0, false, 60_000, () => undefined);
+        await new Promise((r) => setTimeout(r, 20));
+        await a.deleteQueue(10, q1.id);
+        // The poll parked on b is answered; its next poll learns the queue is gone.
+        await expect(poll).resolves.toEqual([]);
+        await a.deleteQueue(12, q2.id);
+        await new Promise((r) => setTimeout(r, 50));
+        expect(b.cachedQueueCount()).toBe(0);
       } finally {
         await a.close();
         await b.close();

@@ -1,18 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { MAX_QUEUE_EVENTS, QueuedEvent, QueueOptions } from './event-queue';
+import { MAX_QUEUE_EVENTS, MAX_QUEUES_PER_USER, QueuedEvent, QueueOptions } from './event-queue';
 import type { QueueCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueErrors } from './event.errors';
 
 /**
  * Event queues in Redis, shared by every instance:
- * - `<p>:q:<id>`   hash: user, realm, opts (JSON), next (next event id), pruned (newest pruned id)
+ * - `<p>:q:<id>`   hash: user, realm, opts (JSON), next (next event id), pruned (newest pruned id),
+ *                  created (ms)
  * - `<p>:e:<id>`   stream: one entry per event, entry id `<event id + 1>-0`, field `e` = JSON
  * - `<p>:u:<user>` set of the user's queue ids (the per-user index used by delivery)
- * - `<p>:idle`     sorted set queue id → last activity (ms); +inf while a poll is parked
+ * - `<p>:idle`     sorted set queue id → last activity (ms): the last poll or its end; while a
+ *                  poll is parked, the time its heartbeat is due (renewed by each GC pass of the
+ *                  instance holding it), so the queues of an instance that died are collected
+ *                  once that time is older than the idle timeout
  * - `<p>:wake`     pub/sub channel: a queue id, published when an event is added to it
+ * - `<p>:gone`     pub/sub channel: a queue id, published when the queue is removed (every
+ *                  instance drops its cached options and answers a poll parked on it)
  * Pushing and pruning are Lua scripts, so they are atomic whichever instance runs them.
  */
 
@@ -57,6 +63,7 @@ type StreamEntry = [string, string[]];
 interface Waiter {
   userId: number;
   lastEventId: number;
+  heartbeatMs: number;
   resolve: (events: QueuedEvent[]) => void;
   timer: NodeJS.Timeout;
 }
@@ -77,20 +84,28 @@ export class RedisEventQueues implements EventQueueBackend {
   private readonly infoCache = new Map<string, QueueInfo>();
   private readonly logger = new Logger('RedisEventQueues');
   private readonly wakeChannel: string;
+  private readonly goneChannel: string;
+  private readonly maxQueuesPerUser: number;
   private ready: Promise<void>;
   private delivered = 0;
 
   constructor(
     url: string,
     private readonly prefix = 'zulip',
+    opts: { maxQueuesPerUser?: number } = {},
   ) {
+    this.maxQueuesPerUser = opts.maxQueuesPerUser ?? MAX_QUEUES_PER_USER;
     this.redis = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
     this.subscriber = new Redis(url, { maxRetriesPerRequest: null });
     this.wakeChannel = `${prefix}:wake`;
+    this.goneChannel = `${prefix}:gone`;
     this.redis.defineCommand('zqPush', { numberOfKeys: 2, lua: PUSH_SCRIPT });
     this.redis.defineCommand('zqAck', { numberOfKeys: 2, lua: ACK_SCRIPT });
-    this.subscriber.on('message', (_channel: string, queueId: string) => void this.wake(queueId));
-    this.ready = this.subscriber.subscribe(this.wakeChannel).then(() => undefined);
+    this.subscriber.on('message', (channel: string, queueId: string) => {
+      if (channel === this.goneChannel) this.forget(queueId);
+      else void this.wake(queueId);
+    });
+    this.ready = this.subscriber.subscribe(this.wakeChannel, this.goneChannel).then(() => undefined);
     this.redis.on('error', (err) => this.logger.error(`redis: ${err.message}`));
     this.subscriber.on('error', (err) => this.logger.error(`redis subscriber: ${err.message}`));
   }
@@ -116,19 +131,35 @@ export class RedisEventQueues implements EventQueueBackend {
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
     await this.ready;
     const id = `${Math.floor(Date.now() / 1000)}:${randomBytes(8).toString('hex')}`;
-    await this.redis
+    const now = Date.now();
+    const results = await this.redis
       .multi()
       .hset(this.q(id), {
         user: String(options.userId),
         realm: String(options.realmId),
         opts: JSON.stringify(options),
         next: '0',
+        created: String(now),
       })
       .sadd(this.u(options.userId), id)
-      .zadd(this.idle(), Date.now(), id)
+      .zadd(this.idle(), now, id)
+      .scard(this.u(options.userId))
       .exec();
     this.infoCache.set(id, { id, options });
+    const count = Number(results?.[3]?.[1] ?? 0);
+    if (count > this.maxQueuesPerUser) await this.evictOldest(options.userId, id);
     return { id, lastEventId: -1 };
+  }
+
+  /** Removes the user's oldest queues (by creation) past the per-user cap, never `keep`. */
+  private async evictOldest(userId: number, keep: string): Promise<void> {
+    const ids = (await this.redis.smembers(this.u(userId))).filter((q) => q !== keep);
+    const pipe = this.redis.pipeline();
+    for (const q of ids) pipe.hget(this.q(q), 'created');
+    const created = ((await pipe.exec()) ?? []).map((r) => Number((r?.[1] as string | null) ?? 0));
+    const oldestFirst = ids.map((q, i) => ({ q, at: created[i] })).sort((a, b) => a.at - b.at || (a.q < b.q ? -1 : 1));
+    const excess = oldestFirst.length + 1 - this.maxQueuesPerUser;
+    for (const { q } of oldestFirst.slice(0, Math.max(0, excess))) await this.remove(q, userId);
   }
 
   private async infos(queueIds: string[]): Promise<QueueInfo[]> {
@@ -189,19 +220,24 @@ export class RedisEventQueues implements EventQueueBackend {
     }
     const events = toEvents(entries ?? []);
     if (events.length > 0 || dontBlock) {
-      await this.redis.zadd(this.idle(), Date.now(), queueId);
+      await this.redis.zadd(this.idle(), 'XX', Date.now(), queueId);
       return events;
     }
-    // Park the poll. A newer poll on this instance replaces an older one, as in Zulip.
+    // Park the poll. A newer poll on this instance replaces an older one, as in Zulip. The idle
+    // score is when the poll's heartbeat is due (a lease GC passes here renew while it is parked).
     this.finish(queueId, []);
-    await this.redis.zadd(this.idle(), '+inf', queueId);
+    await this.redis.zadd(this.idle(), 'XX', Date.now() + heartbeatMs, queueId);
     return new Promise<QueuedEvent[]>((resolve) => {
       const timer = setTimeout(
-        () => void this.push(queueId, { type: 'heartbeat' }).catch(() => undefined),
+        () =>
+          void this.push(queueId, { type: 'heartbeat' })
+            // -1: the queue is gone (removed elsewhere); the client's next poll says so.
+            .then((id) => id < 0 && this.finish(queueId, [], false))
+            .catch(() => undefined),
         heartbeatMs,
       );
       timer.unref?.();
-      const waiter: Waiter = { userId, lastEventId, resolve, timer };
+      const waiter: Waiter = { userId, lastEventId, heartbeatMs, resolve, timer };
       this.waiters.set(queueId, waiter);
       onClose(() => {
         if (this.waiters.get(queueId) === waiter) this.finish(queueId, []);
@@ -219,13 +255,14 @@ export class RedisEventQueues implements EventQueueBackend {
     if (entries.length > 0 && this.waiters.get(queueId) === waiter) this.finish(queueId, toEvents(entries));
   }
 
-  private finish(queueId: string, events: QueuedEvent[]): void {
+  /** Answers the poll parked here on the queue, if any; `touch`: record the time (not when gone). */
+  private finish(queueId: string, events: QueuedEvent[], touch = true): void {
     const waiter = this.waiters.get(queueId);
     if (!waiter) return;
     this.waiters.delete(queueId);
     clearTimeout(waiter.timer);
     waiter.resolve(events);
-    void this.redis.zadd(this.idle(), Date.now(), queueId).catch(() => undefined);
+    if (touch) void this.redis.zadd(this.idle(), 'XX', Date.now(), queueId).catch(() => undefined);
   }
 
   async deleteQueue(userId: number, queueId: string): Promise<void> {
@@ -236,23 +273,64 @@ export class RedisEventQueues implements EventQueueBackend {
   }
 
   private async remove(queueId: string, userId: number): Promise<void> {
-    this.finish(queueId, []);
-    this.infoCache.delete(queueId);
+    this.forget(queueId);
     await this.redis
       .multi()
       .del(this.q(queueId), this.e(queueId))
       .srem(this.u(userId), queueId)
       .zrem(this.idle(), queueId)
+      .publish(this.goneChannel, queueId)
       .exec();
   }
 
+  /** A queue was removed (here or by another instance): drop what this instance holds for it. */
+  private forget(queueId: string): void {
+    this.finish(queueId, [], false);
+    this.infoCache.delete(queueId);
+  }
+
+  /**
+   * Renews the lease of the polls parked here (this instance is alive), removes queues idle for
+   * `idleMs` (a poll parked on an instance that died renews nothing), and drops cached options of
+   * queues that are gone (a missed `gone` message).
+   */
   async collectGarbage(idleMs: number): Promise<number> {
-    const stale = await this.redis.zrangebyscore(this.idle(), '-inf', Date.now() - idleMs, 'LIMIT', 0, 1000);
+    const now = Date.now();
+    if (this.waiters.size > 0) {
+      const renew = this.redis.pipeline();
+      for (const [queueId, w] of this.waiters) renew.zadd(this.idle(), 'XX', now + w.heartbeatMs, queueId);
+      await renew.exec();
+    }
+    // Scores of +inf were written by earlier versions for parked polls: from now on they age.
+    const parkedBefore = await this.redis.zrangebyscore(this.idle(), '+inf', '+inf', 'LIMIT', 0, 1000);
+    if (parkedBefore.length > 0) {
+      const fix = this.redis.pipeline();
+      for (const queueId of parkedBefore) fix.zadd(this.idle(), 'XX', now, queueId);
+      await fix.exec();
+    }
+    const stale = await this.redis.zrangebyscore(this.idle(), '-inf', now - idleMs, 'LIMIT', 0, 1000);
     for (const queueId of stale) {
       const owner = await this.redis.hget(this.q(queueId), 'user');
       await this.remove(queueId, Number(owner ?? -1));
     }
+    await this.pruneInfoCache();
     return stale.length;
+  }
+
+  private async pruneInfoCache(): Promise<void> {
+    const ids = [...this.infoCache.keys()];
+    for (let i = 0; i < ids.length; i += 1000) {
+      const chunk = ids.slice(i, i + 1000);
+      const scores = await this.redis.zmscore(this.idle(), ...chunk);
+      chunk.forEach((id, j) => {
+        if (scores[j] === null) this.infoCache.delete(id);
+      });
+    }
+  }
+
+  /** For tests: how many queues' options this instance holds. */
+  cachedQueueCount(): number {
+    return this.infoCache.size;
   }
 
   async hasActiveClient(userId: number, withinMs: number): Promise<boolean> {
@@ -272,6 +350,8 @@ export class RedisEventQueues implements EventQueueBackend {
   }
 
   async close(): Promise<void> {
+    // A subscription still being set up would fail once disconnected.
+    await this.ready.catch(() => undefined);
     for (const queueId of [...this.waiters.keys()]) this.finish(queueId, []);
     this.subscriber.disconnect();
     await this.redis.quit().catch(() => undefined);

@@ -34,18 +34,22 @@ export class MessageDeleteRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Deletes the messages, their UserMessage rows, reactions, submessages and attachment links; returns deleted ids. */
-  async deleteMessages(ids: number[]): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
+  /**
+   * Deletes the messages, their UserMessage rows, reactions, submessages and attachment links;
+   * returns the deleted ids and the ids of the attachments they linked.
+   */
+  async deleteMessages(ids: number[]): Promise<{ ids: number[]; attachmentIds: number[] }> {
+    const rows = await this.em.query<Array<{ ids: number[]; attachment_ids: number[] }>>(
       `WITH um AS (DELETE FROM user_message WHERE message_id = ANY($1::int[])),
             r AS (DELETE FROM reaction WHERE message_id = ANY($1::int[])),
             sm AS (DELETE FROM submessage WHERE message_id = ANY($1::int[])),
-            am AS (DELETE FROM attachment_message WHERE message_id = ANY($1::int[])),
+            am AS (DELETE FROM attachment_message WHERE message_id = ANY($1::int[]) RETURNING attachment_id),
             d AS (DELETE FROM message WHERE id = ANY($1::int[]) RETURNING id)
-       SELECT id FROM d`,
+       SELECT COALESCE((SELECT array_agg(id ORDER BY id) FROM d), '{}') AS ids,
+              COALESCE((SELECT array_agg(DISTINCT attachment_id) FROM am), '{}') AS attachment_ids`,
       [ids],
     );
-    return rows.map((r) => r.id);
+    return { ids: rows[0].ids, attachmentIds: rows[0].attachment_ids };
   }
 
   /**

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { MessageErrors } from './message.errors';
 import type { Realm } from '../realm/realm.entity';
 import { MessageDeleteRepository } from './message-delete.repository';
 import { MessageEditRepository } from './message-edit.repository';
 import { MessageEvents } from './message-events';
+import { MessagesDeletedEvent } from './messaging.domain-events';
 
 /**
  * do_delete_messages: removes messages with everything that hangs off them, inside the caller's
@@ -16,6 +18,7 @@ export class MessageDeletion {
     private readonly repo: MessageDeleteRepository,
     private readonly editRepo: MessageEditRepository,
     private readonly events: MessageEvents,
+    private readonly bus: DomainEventBus,
   ) {}
 
   /** Deletes one message as the system, if it still exists (no permission checks). */
@@ -37,7 +40,10 @@ export class MessageDeletion {
     let notify = recipients;
     if (notify === undefined) notify = await this.repo.usersWithRows(ids);
     const deleted = await this.repo.deleteMessages(ids);
-    if (deleted.length !== ids.length) throw MessageErrors.alreadyDeleted();
+    if (deleted.ids.length !== ids.length) throw MessageErrors.alreadyDeleted();
+    if (deleted.attachmentIds.length > 0) {
+      await this.bus.publish(new MessagesDeletedEvent(realm.id, ids, deleted.attachmentIds));
+    }
     const channelIds = [...new Set(rows.map((r) => r.stream_id).filter((x): x is number => x !== null))];
     const firstMessageIdChanges = await this.editRepo.refreshFirstMessageIds(channelIds);
     const first = rows[0];

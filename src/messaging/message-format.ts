@@ -1,4 +1,4 @@
-import { EmailVisibility, gravatarUrl } from '../users/user-format';
+import { EmailVisibility, userAvatarUrl, visibleEmail } from '../users/user-format';
 import { flagsToApi } from './flags';
 import { topicForClient } from './message-text';
 
@@ -82,18 +82,18 @@ export function apiEmailOf(
   user: Pick<UserBrief, 'id' | 'deliveryEmail' | 'emailAddressVisibility'>,
   realmHost: string,
 ): string {
-  return user.emailAddressVisibility === EmailVisibility.EVERYONE ? user.deliveryEmail : `user${user.id}@${realmHost}`;
+  return visibleEmail(user, user.emailAddressVisibility, realmHost);
 }
 
 /**
  * avatar_url: null when the client computes gravatars itself and can (the sender uses a
  * gravatar and their email is visible to everyone), else the URL.
  */
-export function avatarUrlOf(user: UserBrief, clientGravatar: boolean): string | null {
+export function avatarUrlOf(user: UserBrief, clientGravatar: boolean, realmHost: string): string | null {
   if (clientGravatar && user.avatarSource === 'G' && user.emailAddressVisibility === EmailVisibility.EVERYONE) {
     return null;
   }
-  return gravatarUrl(user.deliveryEmail, user.avatarVersion);
+  return userAvatarUrl(user, user.emailAddressVisibility, realmHost);
 }
 
 /** Zulip's Message.is_status_message. */
@@ -243,7 +243,7 @@ export function messageDict(
     sender_realm_str: sender?.realmStringId ?? opts.realmStringId,
     display_recipient: displayRecipientOf(message, users, opts.realmHost),
     type: message.isChannelMessage ? 'stream' : 'private',
-    avatar_url: sender ? avatarUrlOf(sender, opts.clientGravatar) : null,
+    avatar_url: sender ? avatarUrlOf(sender, opts.clientGravatar, opts.realmHost) : null,
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
   if (message.isChannelMessage && message.streamId !== null) dict.stream_id = message.streamId;

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
+import { OwnUserFields } from '../users/own-user-fields';
 import { Flag } from './flags';
 import type { MessageRow } from './message-format';
 import { MessagesRepository } from './messages.repository';
@@ -13,11 +14,17 @@ import { aggregateUnread, MAX_UNREAD_MESSAGES, type UnreadMessages, type UnreadR
  * recent_private_conversations. A few indexed queries each.
  */
 @Injectable()
-export class MessagingStateService {
+export class MessagingStateService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly messages: MessagesRepository,
+    private readonly ownUserFields: OwnUserFields,
   ) {}
+
+  /** GET /users/me's max_message_id is this user's, as /register's (not the server's newest). */
+  onModuleInit(): void {
+    this.ownUserFields.provideMaxMessageId((userId) => this.maxMessageId(userId));
+  }
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;

@@ -53,3 +53,16 @@ export class MessageSentEvent {
     return out;
   }
 }
+
+/**
+ * Messages that linked uploaded files were deleted (their links are gone). Published inside the
+ * deleting transaction: uploads recomputes the files' publicity caches there, so a file whose
+ * only public link was deleted is not claimable as public by anyone else.
+ */
+export class MessagesDeletedEvent {
+  constructor(
+    readonly realmId: number,
+    readonly messageIds: readonly number[],
+    readonly attachmentIds: readonly number[],
+  ) {}
+}

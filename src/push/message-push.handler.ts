@@ -81,7 +81,7 @@ export class MessagePushHandler implements OnModuleInit {
           id: sender.id,
           email: apiEmailOf(sender, this.realms.realmHost(realm)),
           fullName: sender.fullName,
-          avatarUrl: avatarUrlOf(sender, false) ?? '',
+          avatarUrl: avatarUrlOf(sender, false, this.realms.realmHost(realm)) ?? '',
         },
         recipient: channel
           ? {

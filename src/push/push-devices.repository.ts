@@ -22,6 +22,20 @@ export class PushDevicesRepository {
     );
   }
 
+  /** Serialises token registrations of one user until the transaction ends. */
+  async lockUser(userId: number): Promise<void> {
+    await this.em.query(`SELECT pg_advisory_xact_lock(hashtext('push_device_token'), $1)`, [userId]);
+  }
+
+  /** Keeps the user's `keep` most recently registered tokens and removes the rest. */
+  async keepNewest(userId: number, keep: number): Promise<void> {
+    await this.em.query(
+      `DELETE FROM push_device_token WHERE id IN (
+         SELECT id FROM push_device_token WHERE user_id = $1 ORDER BY last_updated DESC, id DESC OFFSET $2)`,
+      [userId, keep],
+    );
+  }
+
   /** Removes the token; false when the user had no such token. */
   async remove(userId: number, kind: number, token: string): Promise<boolean> {
     const result = await this.em

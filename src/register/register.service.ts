@@ -23,7 +23,7 @@ import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { NavigationViewsService } from '../users/navigation-views.service';
 import { MutedUsersService } from '../users/muted-users.service';
 import { UsersService } from '../users/users.service';
-import { gravatarUrl } from '../users/user-format';
+import { userAvatarUrl } from '../users/user-format';
 import { RegisterArgs } from './dto/register.dto';
 import type { ChannelDict } from '../channels/channel-format';
 import {
@@ -364,7 +364,7 @@ export class RegisterService {
       realm_jitsi_server_url: realm.jitsiServerUrl,
       realm_org_type: realm.orgType,
       realm_plan_type: 1,
-      realm_upload_quota_mib: null,
+      realm_upload_quota_mib: this.config.uploadQuotaMib,
       realm_presence_disabled: false,
       realm_push_notifications_enabled: pushNotificationsConfigured(this.config),
       realm_push_notifications_enabled_end_timestamp: null,
@@ -440,6 +440,7 @@ export class RegisterService {
     const createPublic = await this.holds(auth, realm, 'can_create_public_channel_group');
     const createPrivate = await this.holds(auth, realm, 'can_create_private_channel_group');
     const createWebPublic = await this.holds(auth, realm, 'can_create_web_public_channel_group');
+    const myAvatarUrl = userAvatarUrl(me, me.settings.email_address_visibility, this.realms.realmHost(realm));
     return {
       realm_users: all.filter((u) => u.is_active),
       realm_non_active_users: all.filter((u) => !u.is_active),
@@ -453,8 +454,8 @@ export class RegisterService {
       is_moderator: me.role === Role.MODERATOR,
       is_guest: me.role === Role.GUEST,
       avatar_source: me.avatarSource,
-      avatar_url: gravatarUrl(me.deliveryEmail, me.avatarVersion),
-      avatar_url_medium: gravatarUrl(me.deliveryEmail, me.avatarVersion) + '&s=500',
+      avatar_url: myAvatarUrl,
+      avatar_url_medium: myAvatarUrl + '&s=500',
       can_create_public_streams: createPublic,
       can_create_private_streams: createPrivate,
       can_create_web_public_streams: createWebPublic,

@@ -121,6 +121,28 @@ export class AttachmentsRepository {
     return { realmPublic: rows[0]?.rp === true, webPublic: rows[0]?.wp === true };
   }
 
+  /** Recomputes the publicity flags of these attachments (their links changed). */
+  async refreshPublicityOf(attachmentIds: readonly number[]): Promise<void> {
+    if (attachmentIds.length === 0) return;
+    await this.em.query(
+      `UPDATE attachment a SET is_realm_public = ${PUBLIC_LINK(false)}, is_web_public = ${PUBLIC_LINK(true)}
+        WHERE a.id = ANY($1::int[])`,
+      [attachmentIds],
+    );
+  }
+
+  /**
+   * Recomputes the flags of the realm's attachments cached as public (a channel changed privacy:
+   * a file may have lost its only public link; a rare administrative action).
+   */
+  async refreshCachedPublic(realmId: number): Promise<void> {
+    await this.em.query(
+      `UPDATE attachment a SET is_realm_public = ${PUBLIC_LINK(false)}, is_web_public = ${PUBLIC_LINK(true)}
+        WHERE a.realm_id = $1 AND (a.is_realm_public OR a.is_web_public)`,
+      [realmId],
+    );
+  }
+
   /** Refreshes the publicity flags of every attachment a message links. */
   async refreshPublicityForMessage(messageId: number): Promise<void> {
     await this.em.query(
@@ -165,6 +187,11 @@ export class AttachmentsRepository {
       create_time: ms(r.create_time),
       messages: r.messages.map((m) => ({ id: m.id, date_sent: ms(m.date_sent) })),
     }));
+  }
+
+  /** Serialises quota checks of one realm's uploads until the transaction ends. */
+  async lockRealmUploads(realmId: number): Promise<void> {
+    await this.em.query(`SELECT pg_advisory_xact_lock(hashtext('upload_quota'), $1)`, [realmId]);
   }
 
   /** Bytes of every upload of the realm (Realm.currently_used_upload_space_bytes). */

@@ -9,7 +9,8 @@ import { runInTransaction } from '../database/transaction';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { MessageAccessService } from '../messaging/message-access.service';
-import { MessageSentEvent } from '../messaging/messaging.domain-events';
+import { MessagesDeletedEvent, MessageSentEvent } from '../messaging/messaging.domain-events';
+import { ChannelPermissionChangedEvent } from '../channels/channels.domain-events';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
 import type { ReceivedFile } from './upload-body';
 import { uploadContentType } from './upload-names';
@@ -37,11 +38,22 @@ export class UploadsService implements OnModuleInit {
     private readonly access: MessageAccessService,
   ) {}
 
-  /** Keep the publicity caches of a message's attachments current after each send. */
+  /**
+   * Keep the publicity caches (attachment.is_realm_public / is_web_public) current: a new message
+   * sending can only make files more public (after commit is soon enough); deleting messages and
+   * a channel going private make them less public, so those recompute inside their transaction.
+   * Sending a message trusts the realm-public cache to let users share others' files.
+   */
   onModuleInit(): void {
     this.bus.subscribe(MessageSentEvent, async (event) => {
       // Only messages that link uploads can change a file's visibility.
       if (event.hasAttachment) await this.repo.refreshPublicityForMessage(event.message.id);
+    });
+    this.bus.subscribeInTransaction(MessagesDeletedEvent, async (event) => {
+      await this.repo.refreshPublicityOf(event.attachmentIds);
+    });
+    this.bus.subscribeInTransaction(ChannelPermissionChangedEvent, async (event) => {
+      await this.repo.refreshCachedPublic(event.realmId);
     });
   }
 
@@ -59,6 +71,7 @@ export class UploadsService implements OnModuleInit {
     let placed = false;
     try {
       const row = await runInTransaction(this.dataSource, async () => {
+        await this.checkWithinQuota(auth.realm.id, file.size);
         const inserted = await this.repo.insert({
           fileName,
           pathId,
@@ -85,6 +98,18 @@ export class UploadsService implements OnModuleInit {
       if (placed) await this.store.remove(pathId).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * check_upload_within_quota: the realm's attachments plus this file must fit the quota. Runs in
+   * the upload's transaction under a per-realm lock, so parallel uploads cannot overshoot together.
+   */
+  private async checkWithinQuota(realmId: number, size: number): Promise<void> {
+    const quotaMib = this.config.uploadQuotaMib;
+    if (quotaMib === null) return;
+    await this.repo.lockRealmUploads(realmId);
+    const used = await this.repo.realmUsage(realmId);
+    if (used + size > quotaMib * 1024 * 1024) throw UploadErrors.realmQuotaExceeded();
   }
 
   /**

@@ -15,7 +15,7 @@ import { GroupMembershipRepository } from './group-membership.repository';
 import { GroupSettingsService } from './group-settings.service';
 import { ProfileDataService } from './profile-data.service';
 import { ProfileDataEntry } from './profile-values.policy';
-import { canSeeDeliveryEmail, EmailVisibility, gravatarUrl, userDict } from './user-format';
+import { canSeeDeliveryEmail, EmailVisibility, userAvatarUrl, userDict } from './user-format';
 import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
 import { UserProfile } from './user.entity';
 import { UserReactivatedEvent } from './users.domain-events';
@@ -170,7 +170,7 @@ export class UserAdminService {
     this.send(realm.id, realmUserUpdateEvent({ user_id: target.id, delivery_email: newEmail }), seeing);
     const all = users.map((u) => u.id);
     if (target.avatarSource === 'G') {
-      const url = gravatarUrl(newEmail, target.avatarVersion);
+      const url = userAvatarUrl({ ...target, deliveryEmail: newEmail }, visibility, this.realms.realmHost(realm));
       this.send(
         realm.id,
         realmUserUpdateEvent({

@@ -8,9 +8,32 @@ export function isoFormat(date: Date): string {
   return `${iso.slice(0, 19)}.${iso.slice(20, 23)}000+00:00`;
 }
 
-export function gravatarUrl(email: string, version: number): string {
+function gravatarUrl(email: string, version: number): string {
   const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`;
+}
+
+/**
+ * A user's avatar URL, the one place every avatar URL is built. The gravatar hash is of the email
+ * every viewer sees (the API `email`): a hash of a hidden address would reveal it (md5 of an
+ * address is easy to confirm), so with email_address_visibility other than everyone the URL is
+ * that of `user<id>@<realm host>` (see DECISIONS.md).
+ */
+export function userAvatarUrl(
+  user: { id: number; deliveryEmail: string; avatarVersion: number },
+  emailVisibility: number,
+  realmHost: string,
+): string {
+  return gravatarUrl(visibleEmail(user, emailVisibility, realmHost), user.avatarVersion);
+}
+
+/** The API `email` of a user whose address has visibility `visibility`. */
+export function visibleEmail(
+  user: { id: number; deliveryEmail: string },
+  visibility: number,
+  realmHost: string,
+): string {
+  return visibility === EmailVisibility.EVERYONE ? user.deliveryEmail : `user${user.id}@${realmHost}`;
 }
 
 /** Email visibility codes (UserProfile.EMAIL_ADDRESS_VISIBILITY_*). */
@@ -34,9 +57,7 @@ export function canSeeDeliveryEmail(viewerRole: number, visibility: number): boo
 
 /** The API `email`: the real address when visible to everyone, else `user<id>@<realm host>`. */
 export function apiEmail(user: Pick<UserProfile, 'id' | 'deliveryEmail' | 'settings'>, realmHost: string): string {
-  return user.settings.email_address_visibility === EmailVisibility.EVERYONE
-    ? user.deliveryEmail
-    : `user${user.id}@${realmHost}`;
+  return visibleEmail(user, user.settings.email_address_visibility, realmHost);
 }
 
 export interface UserDictOptions {
@@ -65,7 +86,9 @@ export function userDict(user: UserProfile, opts: UserDictOptions): Record<strin
     delivery_email: visible ? user.deliveryEmail : null,
     role: user.role,
     avatar_url:
-      opts.clientGravatar && user.avatarSource === 'G' ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
+      opts.clientGravatar && user.avatarSource === 'G'
+        ? null
+        : userAvatarUrl(user, user.settings.email_address_visibility, opts.realmHost),
   };
   if (user.isBot) {
     dict.bot_type = user.botType;

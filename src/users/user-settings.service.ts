@@ -20,7 +20,7 @@ import { AuthService } from './auth.service';
 import { EmailChangeService } from './email-change.service';
 import { SETTINGS_PARAM_ORDER, type UpdateSettingsArgs } from './dto/settings.dto';
 import { isAvailableLanguage, LANGUAGE_NAMES } from './languages';
-import { apiEmail, canSeeDeliveryEmail, EmailVisibility, gravatarUrl } from './user-format';
+import { apiEmail, canSeeDeliveryEmail, EmailVisibility, userAvatarUrl } from './user-format';
 import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
 import { UserProfile } from './user.entity';
 import { SettingsErrors } from './user.errors';
@@ -221,7 +221,7 @@ export class UserSettingsService {
     const everyone = [user.id, ...users.map((u) => u.id)];
     const visible = { ...user, settings: { ...user.settings, email_address_visibility: after } };
     send({ user_id: user.id, new_email: apiEmail(visible, host) }, everyone);
-    const url = gravatarUrl(user.deliveryEmail, user.avatarVersion);
+    const url = userAvatarUrl(user, after, host);
     send(
       {
         user_id: user.id,

@@ -29,6 +29,7 @@ import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 import { UserDirectoryService } from './user-directory.service';
+import { OwnUserFields } from './own-user-fields';
 
 @Module({
   imports: [RealmModule, EventsModule, EmailModule],
@@ -53,6 +54,7 @@ import { UserDirectoryService } from './user-directory.service';
     CanCreateGroupsGuard,
     MutedUsersRepository,
     MutedUsersService,
+    OwnUserFields,
   ],
   controllers: [
     UsersController,
@@ -76,6 +78,7 @@ import { UserDirectoryService } from './user-directory.service';
     NavigationViewsService,
     UserSettingsService,
     MutedUsersService,
+    OwnUserFields,
   ],
 })
 export class UsersModule {}

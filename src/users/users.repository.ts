@@ -80,16 +80,6 @@ export class UsersRepository {
     }
   }
 
-  async maxMessageId(): Promise<number> {
-    // Messages arrive with the messaging module; until then there are none.
-    const rows = await this.em.query<Array<{ has_table: boolean }>>(
-      `SELECT to_regclass('message') IS NOT NULL AS has_table`,
-    );
-    if (!rows[0]?.has_table) return -1;
-    const max = await this.em.query<Array<{ id: string }>>(`SELECT coalesce(max(id), -1) AS id FROM message`);
-    return Number(max[0].id);
-  }
-
   findGroups(realmId: number, ids: number[]): Promise<UserGroup[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.em.find(UserGroup, { where: { realmId, id: In(ids) } });

@@ -14,6 +14,7 @@ import { GroupSettingsService } from './group-settings.service';
 import { UserProfile } from './user.entity';
 import { canSeeDeliveryEmail, userDict } from './user-format';
 import { ProfileDataService } from './profile-data.service';
+import { OwnUserFields } from './own-user-fields';
 import { UsersRepository } from './users.repository';
 import { UserErrors } from './user.errors';
 
@@ -69,6 +70,7 @@ export class UsersService {
     private readonly groupSettings: GroupSettingsService,
     private readonly auth: AuthService,
     private readonly profileData: ProfileDataService,
+    private readonly ownUserFields: OwnUserFields,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -357,7 +359,7 @@ export class UsersService {
       clientGravatar: false,
       profileData: (await this.profileData.profileDataByUser(realm.id, [user.id])).get(user.id) ?? {},
     });
-    dict.max_message_id = await this.users.maxMessageId();
+    dict.max_message_id = await this.ownUserFields.maxMessageId(user.id);
     return dict;
   }
 }

@@ -6,7 +6,10 @@ import type { EventQueueBackend } from '../../src/events/event-queue-backend';
  * The behaviour every event-queue backend must have (in-process and Redis), as Jest tests.
  * Call inside a spec file with a factory for fresh backends.
  */
-export function describeBackendContract(name: string, makeBackend: () => EventQueueBackend): void {
+export function describeBackendContract(
+  name: string,
+  makeBackend: (opts?: { maxQueuesPerUser?: number }) => EventQueueBackend,
+): void {
   describe(`${name}: event queue contract`, () => {
     let backend: EventQueueBackend;
     const realm = 2;
@@ -131,6 +134,32 @@ export function describeBackendContract(name: string, makeBackend: () => EventQu
       await backend.deleteQueue(10, q.id);
       expect((await zulipError(read(10, q.id))).code).toBe('BAD_EVENT_QUEUE_ID');
       expect((await zulipError(backend.deleteQueue(10, q.id))).code).toBe('BAD_EVENT_QUEUE_ID');
+    });
+
+    it("keeps at most maxQueuesPerUser queues per user: a new one removes the user's oldest", async () => {
+      await backend.close();
+      backend = makeBackend({ maxQueuesPerUser: 2 });
+      const first = await backend.allocate(options(10));
+      await new Promise((r) => setTimeout(r, 5));
+      const second = await backend.allocate(options(10));
+      const other = await backend.allocate(options(11));
+      // A poll parked on the oldest queue is answered when the queue goes.
+      const parked = backend.getEvents(10, first.id, -1, false, 60_000, noClose);
+      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 5));
+      const third = await backend.allocate(options(10));
+      await expect(parked).resolves.toEqual([]);
+      expect((await zulipError(read(10, first.id))).toBody()).toEqual({
+        result: 'error',
+        msg: `Bad event queue ID: ${first.id}`,
+        code: 'BAD_EVENT_QUEUE_ID',
+        queue_id: first.id,
+      });
+      await backend.deliver(realm, { type: 'x' }, [10, 11]);
+      await expect(read(10, second.id)).resolves.toEqual([{ type: 'x', id: 0 }]);
+      await expect(read(10, third.id)).resolves.toEqual([{ type: 'x', id: 0 }]);
+      await expect(read(11, other.id)).resolves.toEqual([{ type: 'x', id: 0 }]);
+      expect((await backend.stats()).queues).toBe(3);
     });
 
     it('garbage-collects idle queues but not one being polled', async () => {

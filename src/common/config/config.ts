@@ -31,12 +31,21 @@ export interface AppConfig {
   /** An event queue with no connected client for this long is garbage-collected. */
   queueIdleTimeoutMs: number;
   queueGcIntervalMs: number;
+  /** Most event queues per user; registering one more removes the user's oldest. */
+  maxQueuesPerUser: number;
   /** Presence pings are written in batches at most this often (ms); see src/presence. */
   presenceFlushMs: number;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
   /** Largest uploaded file (POST /user_uploads), MiB; POST /register's max_file_upload_size_mib. */
   maxFileUploadSizeMib: number;
+  /**
+   * Upload quota of every realm: MiB of attachments in total (Zulip derives it from the plan);
+   * null = unlimited. /register's realm_upload_quota_mib.
+   */
+  uploadQuotaMib: number | null;
+  /** Most push device tokens per user; registering one more removes the least recently updated. */
+  maxPushDevicesPerUser: number;
   /** Largest custom emoji image (POST /realm/emoji/{name}), MiB; Zulip's MAX_EMOJI_FILE_SIZE_MIB. */
   maxEmojiFileSizeMib: number;
   /** Where uploaded files live: `<uploadsDir>/<realm_id>/<random>/<name>`. */
@@ -439,6 +448,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     heartbeatJitterMs: intVar(env, 'EVENTS_HEARTBEAT_JITTER_MS', 10_000, 0, 600_000),
     queueIdleTimeoutMs: intVar(env, 'EVENT_QUEUE_IDLE_TIMEOUT_MS', 600_000, 1000, 86_400_000),
     queueGcIntervalMs: intVar(env, 'EVENT_QUEUE_GC_INTERVAL_MS', 60_000, 100, 3_600_000),
+    maxQueuesPerUser: intVar(env, 'EVENT_QUEUES_PER_USER', 50, 1, 10_000),
+    uploadQuotaMib: env.UPLOAD_QUOTA_MIB?.trim() ? intVar(env, 'UPLOAD_QUOTA_MIB', 0, 0, 100_000_000) : null,
+    maxPushDevicesPerUser: intVar(env, 'PUSH_DEVICES_PER_USER', 20, 1, 1000),
     presenceFlushMs: intVar(env, 'PRESENCE_FLUSH_MS', 1000, 10, 3_600_000),
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1_048_576, 16_384, 1_073_741_824),
     maxFileUploadSizeMib: intVar(env, 'MAX_FILE_UPLOAD_SIZE_MIB', 25, 0, 10_240),

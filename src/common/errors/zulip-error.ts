@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'INVALID_PUSH_DEVICE_TOKEN'
   | 'CANNOT_DEACTIVATE_LAST_USER'
   | 'INVITATION_FAILED'
+  | 'REALM_UPLOAD_QUOTA'
   | 'INTERNAL_SERVER_ERROR';
 
 /** An error with Zulip's envelope: `{result:"error", msg, code, ...data}` and an HTTP status. */

@@ -45,6 +45,37 @@ describe('per-user API rate limit', () => {
     expect(settings.status).toBe(200);
     expect(settings.headers['x-ratelimit-limit']).toBeUndefined();
   });
+
+  it('counts GET /events with dont_block=true (it answers at once); long-polls are not counted', async () => {
+    const othello = await t.auth('othello@zulip.com');
+    const registered = await t
+      .http()
+      .post('/api/v1/register')
+      .auth(...othello)
+      .type('form')
+      .send({ event_types: '["message"]', fetch_event_types: '[]' });
+    expect(registered.status).toBe(200);
+    const poll = (dontBlock: string) =>
+      t
+        .http()
+        .get('/api/v1/events')
+        .auth(...othello)
+        .query({ queue_id: registered.body.queue_id, last_event_id: '-1', dont_block: dontBlock });
+    expect((await poll('true')).headers['x-ratelimit-remaining']).toBe('1');
+    expect((await poll('true')).headers['x-ratelimit-remaining']).toBe('0');
+    const limited = await poll('true');
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ result: 'error', code: 'RATE_LIMIT_HIT' });
+    // A long-poll (which parks until an event or a heartbeat) is still served; it is answered
+    // here by the client going away.
+    const longPoll = t
+      .http()
+      .get('/api/v1/events')
+      .auth(...othello)
+      .query({ queue_id: registered.body.queue_id, last_event_id: '-1' })
+      .timeout(300);
+    await expect(longPoll).rejects.toThrow(/Timeout/);
+  });
 });
 
 const redisUrl = process.env.ZULIP_TEST_REDIS_URL;

@@ -1,0 +1,140 @@
+/**
+ * Security review findings (issue 11 item 6): per-user and per-realm limits on what one account
+ * can make the server hold — event queues, push device tokens, upload bytes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PushDevicesRepository } from '../../../src/push/push-devices.repository';
+import { call, expectError, HAMLET, IAGO, OTHELLO, userId } from '../../helpers/api';
+import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { startTestApp, TestApp } from '../../helpers/test-app';
+import { openQueue } from '../messaging/helpers';
+
+const MiB = 1024 * 1024;
+
+/** With EVENT_QUEUES_PER_USER = 2: a third queue removes the first. */
+async function expectQueueCap(t: TestApp): Promise<void> {
+  const first = await openQueue(t, HAMLET, ['message']);
+  await new Promise((r) => setTimeout(r, 5));
+  const second = await openQueue(t, HAMLET, ['message']);
+  const othello = await openQueue(t, OTHELLO, ['message']);
+  await new Promise((r) => setTimeout(r, 5));
+  const third = await openQueue(t, HAMLET, ['message']);
+  const poll = (q: { email: string; queueId: string }) =>
+    call(t, 'get', '/events', q.email, { queue_id: q.queueId, last_event_id: -1, dont_block: true });
+  const gone = await poll(first);
+  expectError(gone, 400, `Bad event queue ID: ${first.queueId}`, 'BAD_EVENT_QUEUE_ID');
+  expect(gone.body.queue_id).toBe(first.queueId);
+  expectMatchesOpenApi('get', '/events', gone.status, gone.body);
+  for (const q of [second, third, othello]) expect((await poll(q)).status).toBe(200);
+}
+
+describe('resource limits', () => {
+  let t: TestApp;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'zulip-limits-'));
+    t = await startTestApp({
+      DATA_DIR: dataDir,
+      UPLOADS_DIR: join(dataDir, 'files'),
+      EVENT_QUEUES_PER_USER: '2',
+      PUSH_DEVICES_PER_USER: '3',
+      UPLOAD_QUOTA_MIB: '1',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  describe('event queues per user', () => {
+    it("a new queue past the cap removes the user's oldest; its next poll gets BAD_EVENT_QUEUE_ID", () =>
+      expectQueueCap(t));
+  });
+
+  describe('push device tokens per user', () => {
+    const hex = (n: number) => n.toString(16).padStart(2, '0').repeat(32);
+
+    it('keeps the most recently registered tokens, removing the oldest past the cap', async () => {
+      const hamlet = await userId(t, HAMLET);
+      for (let i = 1; i <= 3; i++) {
+        const res = await call(t, 'post', '/users/me/apns_device_token', HAMLET, {
+          token: hex(i),
+          appid: 'org.zulip.Zulip',
+        });
+        expect(res.status).toBe(200);
+      }
+      // Re-registering the oldest makes it the newest.
+      expect((await call(t, 'post', '/users/me/apns_device_token', HAMLET, { token: hex(1), appid: 'x' })).status).toBe(
+        200,
+      );
+      expect((await call(t, 'post', '/users/me/android_gcm_reg_id', HAMLET, { token: 'fcm-token-4' })).status).toBe(
+        200,
+      );
+      const tokens = (await t.app.get(PushDevicesRepository).devicesOf([hamlet])).map((d) => d.token).sort();
+      expect(tokens).toEqual([hex(1), hex(3), 'fcm-token-4'].sort());
+      // Another user's tokens are not touched.
+      expect((await call(t, 'post', '/users/me/android_gcm_reg_id', IAGO, { token: 'iago' })).status).toBe(200);
+      expect(await t.app.get(PushDevicesRepository).devicesOf([hamlet])).toHaveLength(3);
+    });
+  });
+
+  describe('realm upload quota', () => {
+    const upload = async (email: string, bytes: number) =>
+      t
+        .http()
+        .post('/api/v1/user_uploads')
+        .auth(...(await t.auth(email)))
+        .attach('file', Buffer.alloc(bytes, 'a'), { filename: 'big.txt', contentType: 'text/plain' });
+
+    it('refuses an upload that would take the realm past its quota, with Zulip’s error', async () => {
+      const register = await call(t, 'post', '/register', HAMLET, { fetch_event_types: ['realm'] });
+      expect(register.body.realm_upload_quota_mib).toBe(1);
+
+      const first = await upload(HAMLET, 0.6 * MiB);
+      expect(first.status).toBe(200);
+      // The quota is the realm's: another user's upload counts against it too.
+      const refused = await upload(IAGO, 0.6 * MiB);
+      expectError(refused, 400, "Upload would exceed your organization's upload quota.", 'REALM_UPLOAD_QUOTA');
+      expectMatchesOpenApi('post', '/user_uploads', refused.status, refused.body);
+      expect((await call(t, 'get', '/attachments', IAGO)).body.attachments).toEqual([]);
+      expect((await upload(IAGO, 0.3 * MiB)).status).toBe(200);
+
+      // Deleting a file frees its bytes.
+      const mine = (await call(t, 'get', '/attachments', HAMLET)).body.attachments as Array<{ id: number }>;
+      expect((await call(t, 'delete', `/attachments/${mine[0].id}`, HAMLET)).status).toBe(200);
+      expect((await upload(IAGO, 0.6 * MiB)).status).toBe(200);
+    });
+  });
+});
+
+describe('realm upload quota: unlimited by default', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('/register says null (no quota)', async () => {
+    const register = await call(t, 'post', '/register', HAMLET, { fetch_event_types: ['realm'] });
+    expect(register.body.realm_upload_quota_mib).toBeNull();
+  });
+});
+
+const redisUrl = process.env.ZULIP_TEST_REDIS_URL;
+
+(redisUrl ? describe : describe.skip)('event queues per user, queues in Redis', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      REDIS_URL: redisUrl ?? '',
+      REDIS_PREFIX: `zulip-test-limits-${process.pid}-${Date.now()}`,
+      EVENT_QUEUES_PER_USER: '2',
+    });
+  });
+  afterAll(() => t.close());
+
+  it("a new queue past the cap removes the user's oldest; its next poll gets BAD_EVENT_QUEUE_ID", () =>
+    expectQueueCap(t));
+});
