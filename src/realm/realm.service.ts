@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { onCommit, runInTransaction } from '../database/transaction';
 import { Realm } from './realm.entity';
 import { RealmRepository } from './realm.repository';
@@ -31,7 +32,10 @@ export class RealmService {
     private readonly realms: RealmRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('realm', () => this.byStringId.clear());
+  }
 
   /**
    * The realm a request's Host names: `<string_id>.<EXTERNAL_HOST>` is that realm; any other host
@@ -70,14 +74,16 @@ export class RealmService {
     const hit = this.byStringId.get(stringId);
     const now = Date.now();
     if (hit && now - hit.at < REALM_CACHE_MS) return hit.realm;
+    const epoch = this.invalidation.epoch;
     const realm = await this.realms.findByStringId(stringId);
-    this.byStringId.set(stringId, { realm, at: now });
+    if (this.invalidation.canCache && this.invalidation.epoch === epoch)
+      this.byStringId.set(stringId, { realm, at: now });
     return realm;
   }
 
-  /** Forget cached realm rows (after a realm setting changes). */
+  /** Forget cached realm rows (after a realm setting changes), in every process. */
   invalidate(): void {
-    this.byStringId.clear();
+    this.invalidation.publish('realm', null);
   }
 
   async getRealm(id: number): Promise<Realm> {
