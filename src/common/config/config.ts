@@ -1,4 +1,5 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limiter';
@@ -420,6 +421,24 @@ function rulesVar(env: Env, name: string, dflt: string): RateLimitRule[] {
   }
 }
 
+/** TRUST_PROXY: a comma-separated list of addresses, subnets and Express's names. */
+function parseTrustProxy(env: Env): string | undefined {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return undefined;
+  for (const part of raw.split(',').map((p) => p.trim())) {
+    const [address, bits, extra] = part.split('/');
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(part);
+    const subnet = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 6 ? 128 : 32));
+    if (!named && (extra !== undefined || isIP(address) === 0 || !subnet)) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must list addresses, subnets, loopback, linklocal or uniquelocal; got '${part}'`,
+      );
+    }
+  }
+  return raw;
+}
+
 /** 127.0.0.0/8, ::1 and `localhost`: addresses no other machine can reach. */
 export function isLoopbackHost(host: string): boolean {
   const h = host
@@ -510,7 +529,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       username: rulesVar(env, 'AUTH_RATE_LIMIT_USERNAME', '5/1800'),
       ip: rulesVar(env, 'AUTH_RATE_LIMIT_IP', '100/1800'),
     },
-    trustProxy: env.TRUST_PROXY?.trim() || undefined,
+    trustProxy: parseTrustProxy(env),
     devEndpoints,
     push: parsePush(env),
     ops: parseOps(env, mode, host),

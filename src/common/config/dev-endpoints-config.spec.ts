@@ -80,3 +80,13 @@ describe('development endpoints and the bind address', () => {
     expect(() => load({ AUTH_RATE_LIMIT_IP: 'lots' })).toThrow(/AUTH_RATE_LIMIT_IP/);
   });
 });
+
+describe('TRUST_PROXY', () => {
+  const load = (value: string) => loadConfig({ SECRET_KEY: 'x'.repeat(40), DATA_DIR: tmpdir(), TRUST_PROXY: value });
+  it.each(['loopback', 'uniquelocal, 10.0.0.0/8', '192.168.1.1', '::1, fc00::/7'])('accepts %s', (value) => {
+    expect(load(value).trustProxy).toBe(value);
+  });
+  it.each(['true', 'proxy.example', '10.0.0.0/40', '10.0.0.1/8/1'])('refuses %s', (value) => {
+    expect(() => load(value)).toThrow(/TRUST_PROXY must list addresses/);
+  });
+});

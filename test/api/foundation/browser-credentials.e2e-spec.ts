@@ -7,6 +7,8 @@
 import { expectError } from '../../helpers/api';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 
+// Starting an app takes a while on a busy machine; the checks themselves are quick.
+jest.setTimeout(120_000);
 const HAMLET = 'hamlet@zulip.com';
 const EVIL = 'https://evil.example';
 

@@ -10,6 +10,8 @@ import { expectError } from '../../helpers/api';
 import { countQueries } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 
+// Starting an app takes a while on a busy machine; the checks themselves are quick.
+jest.setTimeout(120_000);
 const HAMLET = 'hamlet@zulip.com';
 const OTHELLO = 'othello@zulip.com';
 const CORDELIA = 'cordelia@zulip.com';
@@ -67,7 +69,7 @@ describe('POST /fetch_api_key: per-username limit (5 per 30 minutes)', () => {
 describe('POST /fetch_api_key: per-address limit', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ AUTH_RATE_LIMIT_USERNAME: 'off', AUTH_RATE_LIMIT_IP: '3/1800' });
+    t = await startTestApp({ AUTH_RATE_LIMIT_USERNAME: 'off', AUTH_RATE_LIMIT_IP: '3/1800', TRUST_PROXY: 'loopback' });
   });
   afterAll(() => t.close());
 
@@ -78,6 +80,19 @@ describe('POST /fetch_api_key: per-address limit', () => {
     expect((await fetchKey(OTHELLO, DEMO_PASSWORD)).status).toBe(200);
     expectError(await fetchKey(CORDELIA, 'wrong'), 401, INCORRECT, 'AUTHENTICATION_FAILED');
     expectRateLimited(await fetchKey(PROSPERO, DEMO_PASSWORD));
+  });
+
+  it('behind a trusted proxy (TRUST_PROXY), clients are told apart by X-Forwarded-For', async () => {
+    const from = (address: string) =>
+      t
+        .http()
+        .post('/api/v1/fetch_api_key')
+        .set('X-Forwarded-For', address)
+        .type('form')
+        .send({ username: HAMLET, password: 'wrong' });
+    for (let i = 0; i < 3; i++) expectError(await from('203.0.113.7'), 401, INCORRECT, 'AUTHENTICATION_FAILED');
+    expectRateLimited(await from('203.0.113.7'));
+    expectError(await from('203.0.113.8'), 401, INCORRECT, 'AUTHENTICATION_FAILED');
   });
 });
 
