@@ -12,6 +12,7 @@ import { RedisRateLimitStore } from './common/rate-limit/redis-rate-limit-store'
 import { ConfigModule } from './common/config/config.module';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ZulipExceptionFilter } from './common/http/exception.filter';
+import { CacheInvalidationModule } from './database/cache-invalidation';
 import { dataSourceOptions } from './database/data-source-options';
 import { EmailModule } from './email/email.module';
 import { EventsModule } from './events/events.module';
@@ -58,6 +59,7 @@ export class AppModule implements OnModuleDestroy {
         ConfigModule.forRoot(config),
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, config.dbPoolSize)),
         PassportModule,
+        CacheInvalidationModule,
         EventsModule,
         JobsModule,
         EmailModule,

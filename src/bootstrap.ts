@@ -15,6 +15,7 @@ import {
   limitRequestBodies,
   parseMultipartWithin,
 } from './common/http/body-limits';
+import { refuseCrossSiteRequests } from './common/http/cross-site';
 import { captureRoutes } from './common/http/routes';
 import { runInRequestScope } from './common/request-scope';
 import { ShutdownState } from './health/shutdown-state';
@@ -69,6 +70,8 @@ function installBodyParsing(app: NestExpressApplication, config: AppConfig): voi
       );
     });
   });
+  // Cross-site requests with the user's credentials are refused on the method really sent.
+  app.use(refuseCrossSiteRequests);
   // Zulip lets a POST say which method it means (`method=PATCH`), for clients that cannot send it.
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const override = (req.body as Record<string, unknown> | undefined)?.method;
@@ -112,6 +115,8 @@ export async function createApp(
     logger: new AppLogger(root),
   });
   app.disable('x-powered-by');
+  // The client address (login rate limits) from X-Forwarded-For, only when sent by a trusted proxy.
+  if (config.trustProxy) app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   app.set('etag', false);
   // ops (issue 16): request id, access line and request metrics, first of all middleware.

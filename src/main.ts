@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
-import { AppConfig, ConfigError, loadConfig } from './common/config/config';
+import { AppConfig, ConfigError, loadConfig, startupWarnings } from './common/config/config';
 import { EmbeddedDatabaseError, resolveDatabase, ResolvedDatabase } from './database/database-url';
 import { runMigrations } from './database/migrate';
 import { drainAndClose } from './lifecycle/shutdown';
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       `configuration: ${config.mode} mode, log level ${config.logLevel === 'log' ? 'info' : config.logLevel}, ` +
         `${config.ops.logFormat} logs, data in ${config.dataDir}`,
     );
+    for (const warning of startupWarnings(config)) logger.warn(`!!! ${warning}`, 'Start');
     if (!config.databaseUrl) step(`database: starting the embedded PostgreSQL (DATABASE_URL is not set)`);
     db = await resolveDatabase(config, (line) => logger.warn(line, 'EmbeddedPostgres'));
     const version = await checkDatabase(db.url);
@@ -85,14 +86,14 @@ async function main(): Promise<void> {
     const metrics =
       config.ops.metricsPort !== undefined
         ? `metrics on port ${listener.port()}`
-        : config.ops.metricsToken || config.mode === 'development'
+        : config.ops.metricsToken || config.devEndpoints
           ? 'metrics at /metrics'
           : 'metrics off (set METRICS_PORT or METRICS_TOKEN)';
     step(
       `listening on http://${config.host}:${port} (${config.mode} mode; realms at ${config.externalScheme}://` +
         `${config.externalHost}; ${metrics})`,
     );
-    if (config.mode === 'development') {
+    if (config.devEndpoints && config.seedDemoRealm) {
       const local = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
       step(`API key for a demo user: curl -sX POST ${local}/api/v1/dev_fetch_api_key -d username=iago@zulip.com`);
     }

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { ParamErrors } from '../common/errors/param.errors';
-import { onCommit, runInTransaction } from '../database/transaction';
+import { CacheInvalidation } from '../database/cache-invalidation';
+import { runInTransaction } from '../database/transaction';
 import type { LinkifierDict } from '../events/client-events';
 import { EventsService } from '../events/events.service';
 import { compileLinkifiers, topicLinks, type CompiledLinkifier, type TopicLink } from '../markdown';
@@ -13,7 +14,7 @@ import { LinkifierErrors, ModelValidationTexts } from './linkifier.errors';
 import { addError, linkifierErrors, reorderProblem } from './linkifier.policy';
 import { LinkifierRepository } from './linkifier.repository';
 
-/** How long a process keeps a realm's compiled linkifiers (another instance's change shows after this). */
+/** How long a process keeps a realm's compiled linkifiers (a backstop: changes reach every process at once). */
 const CACHE_MS = 10_000;
 
 /** A realm's linkifiers, compiled for rendering messages and topics. */
@@ -40,7 +41,14 @@ export class LinkifierService {
     private readonly repo: LinkifierRepository,
     private readonly directory: UserDirectoryService,
     private readonly events: EventsService,
-  ) {}
+    private readonly invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('linkifiers', (realmIds) => {
+      this.generation++;
+      if (realmIds === null) this.cache.clear();
+      else for (const id of realmIds) this.cache.delete(id);
+    });
+  }
 
   /** linkifiers_for_realm. */
   list(realmId: number): Promise<LinkifierDict[]> {
@@ -57,7 +65,7 @@ export class LinkifierService {
     const compiled = compileLinkifiers(defs);
     const value: RealmLinkifiers =
       compiled.length === 0 ? EMPTY : { compiled, topicLinks: (topic) => topicLinks(compiled, topic) };
-    if (generation === this.generation) this.cache.set(realmId, { at: now, value });
+    if (generation === this.generation && this.invalidation.canCache) this.cache.set(realmId, { at: now, value });
     return value;
   }
 
@@ -143,9 +151,6 @@ export class LinkifierService {
           ? { type: 'realm_linkifiers', realm_linkifiers: linkifiers }
           : { type: 'realm_linkifiers', realm_linkifiers: [] },
     );
-    onCommit(() => {
-      this.generation++;
-      this.cache.delete(realmId);
-    });
+    await this.invalidation.publishOnCommit('linkifiers', [realmId]);
   }
 }

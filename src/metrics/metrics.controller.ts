@@ -29,7 +29,7 @@ export class MetricsController {
   @Get('metrics')
   async metricsText(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { metricsPort, metricsToken } = this.config.ops;
-    if (metricsPort !== undefined || (metricsToken === undefined && this.config.mode !== 'development')) {
+    if (metricsPort !== undefined || (metricsToken === undefined && !this.config.devEndpoints)) {
       throw Errors.routeNotFound();
     }
     if (metricsToken !== undefined && !bearerMatches(req.headers.authorization, metricsToken)) {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { onCommit, runInTransaction } from '../database/transaction';
 import { Realm } from './realm.entity';
 import { RealmRepository } from './realm.repository';
@@ -31,7 +32,10 @@ export class RealmService {
     private readonly realms: RealmRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('realm', () => this.byStringId.clear());
+  }
 
   /**
    * The realm a request's Host names: `<string_id>.<EXTERNAL_HOST>` is that realm; any other host
@@ -71,18 +75,19 @@ export class RealmService {
     const now = Date.now();
     if (hit && now - hit.at < REALM_CACHE_MS) return hit.realm;
     // The pending load is shared: requests arriving while it runs wait for it instead of each
-    // sending the same query when the entry expires under load.
+    // sending the same query when the entry expires under load. An invalidation arriving
+    // meanwhile drops the entry (the handler clears the map), so a stale row is not kept.
     const entry = { realm: this.realms.findByStringId(stringId), at: now };
-    this.byStringId.set(stringId, entry);
+    if (this.invalidation.canCache) this.byStringId.set(stringId, entry);
     entry.realm.catch(() => {
       if (this.byStringId.get(stringId) === entry) this.byStringId.delete(stringId);
     });
     return entry.realm;
   }
 
-  /** Forget cached realm rows (after a realm setting changes). */
+  /** Forget cached realm rows (after a realm setting changes), in every process. */
   invalidate(): void {
-    this.byStringId.clear();
+    this.invalidation.publish('realm', null);
   }
 
   async getRealm(id: number): Promise<Realm> {

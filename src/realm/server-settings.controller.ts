@@ -19,7 +19,7 @@ export class ServerSettingsController {
   @Public()
   @Get('server_settings')
   async get(@Req() req: Request) {
-    const devAuth = this.config.mode === 'development';
+    const devAuth = this.config.devEndpoints;
     const body: Record<string, unknown> = {
       authentication_methods: {
         password: true,

@@ -4,6 +4,8 @@ import {
   generateApiKey,
   hashPassword,
   isWellFormedApiKey,
+  SCRYPT_CONCURRENCY,
+  scryptLoad,
   verifyPassword,
 } from './api-keys';
 
@@ -110,5 +112,28 @@ describe('passwords', () => {
     await expect(verifyPassword('secret', '')).resolves.toBe(false);
     await expect(verifyPassword('secret', h.replace(/^scrypt/, 'bcrypt'))).resolves.toBe(false);
     await expect(verifyPassword('secret', 'scrypt$32768$8$1$$')).resolves.toBe(false);
+  });
+});
+
+describe('password hashing load', () => {
+  it(`runs at most ${SCRYPT_CONCURRENCY} scrypt computations at once; the others wait their turn`, async () => {
+    const stored = await hashPassword('right');
+    scryptLoad().resetPeak();
+    const pending = Array.from({ length: 6 }, (_, i) => verifyPassword(i % 2 ? 'right' : 'wrong', stored));
+    await new Promise((r) => setImmediate(r));
+    expect(scryptLoad().queued).toBe(6 - SCRYPT_CONCURRENCY);
+    expect(await Promise.all(pending)).toEqual([false, true, false, true, false, true]);
+    expect(scryptLoad().peak).toBe(SCRYPT_CONCURRENCY);
+    expect(scryptLoad().queued).toBe(0);
+  });
+
+  it.each([
+    ['no hash', null],
+    ['an unknown format', 'bcrypt$whatever'],
+    ['a malformed scrypt hash', 'scrypt$32768$8$1$'],
+  ])('%s: one scrypt all the same (no timing difference), and false', async (_name, stored) => {
+    const before = scryptLoad().total;
+    expect(await verifyPassword('anything', stored)).toBe(false);
+    expect(scryptLoad().total).toBe(before + 1);
   });
 });

@@ -67,13 +67,75 @@ export class ApiKeyCodec {
 
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 };
 
+/**
+ * Password hashes computed at once. Each takes 32 MiB and a libuv pool thread (4 by default, shared
+ * with file and DNS work) for tens of milliseconds: the rest wait their turn in order.
+ */
+export const SCRYPT_CONCURRENCY = 2;
+
+class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Most holders seen at once, and how many ran in all (tests read them through {@link scryptLoad}). */
+  peak = 0;
+  total = 0;
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    this.peak = Math.max(this.peak, this.active);
+    this.total++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
+
+const scryptSlots = new Semaphore(SCRYPT_CONCURRENCY);
+
+/** How many scrypt computations ran at once at most (and wait now), for tests and metrics. */
+export function scryptLoad(): { peak: number; queued: number; total: number; resetPeak: () => void } {
+  return {
+    peak: scryptSlots.peak,
+    queued: scryptSlots.queued,
+    total: scryptSlots.total,
+    resetPeak: () => (scryptSlots.peak = 0),
+  };
+}
+
 function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number, keylen: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, keylen, { N, r, p, maxmem: SCRYPT.maxmem }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  return scryptSlots.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password, salt, keylen, { N, r, p, maxmem: SCRYPT.maxmem }, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
   );
 }
+
+/**
+ * Hashed in place of a missing hash (an unknown user, an account without a password), so that the
+ * answer takes as long as for a real account and does not reveal which accounts exist.
+ */
+const DUMMY_HASH = [
+  'scrypt',
+  SCRYPT.N,
+  SCRYPT.r,
+  SCRYPT.p,
+  'AAAAAAAAAAAAAAAAAAAAAA',
+  'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+].join('$');
 
 /** Slow password hash (scrypt, N=2^15), stored as `scrypt$N$r$p$salt$hash`. */
 export async function hashPassword(password: string): Promise<string> {
@@ -82,10 +144,13 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
+/**
+ * Whether `password` matches the stored hash. Without a usable hash (null, unknown format) it
+ * still computes one scrypt, against a dummy, and answers false: the same cost either way.
+ */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  if (!stored) return false;
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const usable = stored !== null && /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/.test(stored);
+  const [, n, r, p, salt, hash] = (usable ? stored : DUMMY_HASH).split('$');
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scryptAsync(
     password,
@@ -95,5 +160,5 @@ export async function verifyPassword(password: string, stored: string | null): P
     Number(p),
     expected.length,
   );
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return usable && actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { RealmService } from '../realm/realm.service';
 import { ApiKeyCodec, isWellFormedApiKey } from './api-keys';
 import { UserProfile } from './user.entity';
@@ -9,22 +10,30 @@ import { UsersRepository } from './users.repository';
 
 const AUTH_CACHE_MS = 10_000;
 const AUTH_CACHE_MAX = 50_000;
+/** Keys that matched no user: remembered briefly so a stream of bad keys costs no queries. */
+const BAD_KEY_CACHE_MS = 30_000;
+const BAD_KEY_CACHE_MAX = 10_000;
 
 /**
  * API-key authentication with an in-process cache (digest → user row), so the hot path costs
- * no database round trip. Changes to a user call {@link invalidateUser}.
+ * no database round trip. Changes to a user call {@link invalidateUser}, which reaches every
+ * process's cache through {@link CacheInvalidation} (the CLI's changes too).
  */
 @Injectable()
 export class AuthService {
   readonly codec: ApiKeyCodec;
   private readonly cache = new Map<string, { user: UserProfile; at: number }>();
+  /** Digests of well-formed keys that matched no user (oldest first; bounded). */
+  private readonly badKeys = new Map<string, number>();
 
   constructor(
     private readonly users: UsersRepository,
     private readonly realms: RealmService,
+    private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.codec = new ApiKeyCodec(config.secretKey);
+    invalidation.on('user', (ids) => this.dropUsers(ids));
   }
 
   async authenticateApiKey(email: string, rawKey: string, host: string | undefined): Promise<AuthContext> {
@@ -53,20 +62,54 @@ export class AuthService {
     const now = Date.now();
     const hit = this.cache.get(digest);
     if (hit && now - hit.at < AUTH_CACHE_MS) return hit.user;
+    const badAt = this.badKeys.get(digest);
+    if (badAt !== undefined) {
+      if (now - badAt < BAD_KEY_CACHE_MS) return null;
+      this.badKeys.delete(digest);
+    }
+    // A row read while an invalidation arrives may predate the change: use it, don't keep it.
+    const epoch = this.invalidation.epoch;
     const user = await this.users.findByApiKeyDigest(digest);
+    if (!this.invalidation.canCache || this.invalidation.epoch !== epoch) return user;
     if (user) {
       if (this.cache.size >= AUTH_CACHE_MAX) this.cache.clear();
       this.cache.set(digest, { user, at: now });
+    } else {
+      // Oldest first: dropping the first entries keeps the map bounded.
+      while (this.badKeys.size >= BAD_KEY_CACHE_MAX) this.badKeys.delete(this.badKeys.keys().next().value!);
+      this.badKeys.set(digest, now);
     }
     return user;
   }
 
-  /** Drop cached rows of a user whose role, status, key or profile changed. */
+  /**
+   * A user's role, status or key changed: inside the change's transaction, every process drops
+   * the user's cached rows when it commits (outside one: now). Prefer this to invalidateUser.
+   */
+  userChanged(userId: number): Promise<void> {
+    return this.invalidation.publishOnCommit('user', [userId]);
+  }
+
+  /**
+   * Drops cached rows of a user whose profile changed, in every process (call after the change
+   * committed; the other processes hear of it a moment later).
+   */
   invalidateUser(userId: number): void {
-    for (const [digest, entry] of this.cache) if (entry.user.id === userId) this.cache.delete(digest);
+    this.invalidation.publish('user', [userId]);
   }
 
   invalidateAll(): void {
-    this.cache.clear();
+    this.invalidation.publish('user', null);
+  }
+
+  private dropUsers(ids: readonly number[] | null): void {
+    if (ids === null) {
+      // Keys are random, so a miss stays a miss; "everything" forgets the misses all the same.
+      this.badKeys.clear();
+      this.cache.clear();
+      return;
+    }
+    const stale = new Set(ids);
+    for (const [digest, entry] of this.cache) if (stale.has(entry.user.id)) this.cache.delete(digest);
   }
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { onCommit, runInTransaction } from '../database/transaction';
+import { CacheInvalidation } from '../database/cache-invalidation';
+import { runInTransaction } from '../database/transaction';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
 import { MutedUsersRepository } from './muted-users.repository';
@@ -11,8 +12,8 @@ import { MutedUserErrors, UserErrors } from './user.errors';
 import { UserMutedEvent } from './users.domain-events';
 
 /**
- * How long a process trusts its copy of a realm's mutes. A mute made here drops the copy at
- * once; one made by another server process is seen within this time (as the auth cache).
+ * How long a process trusts its copy of a realm's mutes. A mute drops every process's copy once
+ * it commits (CacheInvalidation); the age limit is a backstop.
  */
 const MUTES_CACHE_MS = 10_000;
 
@@ -37,7 +38,13 @@ export class MutedUsersService {
     private readonly directory: UserDirectoryService,
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
-  ) {}
+    private readonly invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('muted-users', (realmIds) => {
+      if (realmIds === null) this.realmMutes.clear();
+      else for (const id of realmIds) this.realmMutes.delete(id);
+    });
+  }
 
   /** Register's muted_users and the muted_users event: the user's mutes, oldest first. */
   async list(userId: number): Promise<MutedUserDict[]> {
@@ -54,8 +61,12 @@ export class MutedUsersService {
     let cached = this.realmMutes.get(realmId);
     if (!cached || Date.now() - cached.loadedAt > MUTES_CACHE_MS) {
       cached = { loadedAt: Date.now(), mutes: this.repo.mutesInRealm(realmId) };
-      this.realmMutes.set(realmId, cached);
-      cached.mutes.catch(() => this.realmMutes.delete(realmId));
+      // Shared by the sends that ask meanwhile; kept only while invalidations can reach us.
+      if (this.invalidation.canCache) {
+        const entry = cached;
+        this.realmMutes.set(realmId, entry);
+        entry.mutes.catch(() => this.realmMutes.get(realmId) === entry && this.realmMutes.delete(realmId));
+      }
     }
     const muters = (await cached.mutes).get(senderId);
     if (!muters) return new Set();
@@ -63,8 +74,9 @@ export class MutedUsersService {
     return new Set(muters.filter((id) => wanted.has(id)));
   }
 
-  private forgetRealm(realmId: number): void {
-    onCommit(() => this.realmMutes.delete(realmId));
+  /** Every process's copy of the realm's mutes is dropped when the change commits. */
+  private forgetRealm(realmId: number): Promise<void> {
+    return this.invalidation.publishOnCommit('muted-users', [realmId]);
   }
 
   async mute(auth: AuthContext, mutedUserId: number): Promise<void> {
@@ -72,7 +84,7 @@ export class MutedUsersService {
     await this.accessTarget(auth, mutedUserId);
     await runInTransaction(this.dataSource, async () => {
       if (!(await this.repo.add(auth.user.id, mutedUserId, new Date()))) throw MutedUserErrors.alreadyMuted();
-      this.forgetRealm(auth.realm.id);
+      await this.forgetRealm(auth.realm.id);
       await this.bus.publish(new UserMutedEvent(auth.realm.id, auth.user.id, mutedUserId));
       await this.sendListEvent(auth);
     });
@@ -82,7 +94,7 @@ export class MutedUsersService {
     await this.accessTarget(auth, mutedUserId);
     await runInTransaction(this.dataSource, async () => {
       if (!(await this.repo.remove(auth.user.id, mutedUserId))) throw MutedUserErrors.notMuted();
-      this.forgetRealm(auth.realm.id);
+      await this.forgetRealm(auth.realm.id);
       await this.sendListEvent(auth);
     });
   }

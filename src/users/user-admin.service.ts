@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
-import { onCommit, runInTransaction } from '../database/transaction';
+import { runInTransaction } from '../database/transaction';
 import { realmUserUpdateEvent, userGroupMembersEvent, type ClientEvent } from '../events/client-events';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
@@ -67,8 +67,9 @@ export class UserAdminService {
     this.events.sendOnCommit(realmId, event, userIds);
   }
 
-  private invalidateAfterCommit(userId: number): void {
-    onCommit(() => this.auth.invalidateUser(userId));
+  /** Every process's authentication cache drops the user's row when the change commits. */
+  private invalidateAfterCommit(userId: number): Promise<void> {
+    return this.auth.userChanged(userId);
   }
 
   /** PATCH /users/{user_id} and PATCH /users/{email} (update_user_backend). */
@@ -102,7 +103,7 @@ export class UserAdminService {
             realmUserUpdateEvent({ user_id: target.id, full_name: name }),
             await this.recipients(realmId),
           );
-          this.invalidateAfterCommit(target.id);
+          await this.invalidateAfterCommit(target.id);
         }
       }
       if (input.profileData !== undefined) {
@@ -145,7 +146,7 @@ export class UserAdminService {
       this.send(realmId, userGroupMembersEvent('add_members', fullMembers, [target.id]), recipients);
     }
     target.role = role;
-    this.invalidateAfterCommit(target.id);
+    await this.invalidateAfterCommit(target.id);
   }
 
   /** do_change_user_delivery_email, after Zulip's checks of the new address. */
@@ -186,7 +187,7 @@ export class UserAdminService {
     if (visibility === EmailVisibility.EVERYONE) {
       this.send(realm.id, realmUserUpdateEvent({ user_id: target.id, new_email: newEmail }), all);
     }
-    this.invalidateAfterCommit(target.id);
+    await this.invalidateAfterCommit(target.id);
   }
 
   /** DELETE /users/{user_id} (deactivate_user_backend). */
@@ -257,7 +258,7 @@ export class UserAdminService {
         this.send(realmId, userGroupMembersEvent('add_members', groupId, [user.id]), recipients);
       }
     }
-    this.invalidateAfterCommit(user.id);
+    await this.invalidateAfterCommit(user.id);
   }
 
   /** POST /users (create_user_backend): needs the special can_create_users permission. */

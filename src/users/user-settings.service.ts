@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
-import { onCommit, runInTransaction } from '../database/transaction';
+import { runInTransaction } from '../database/transaction';
 import { realmUserUpdateEvent } from '../events/client-events';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { EventsService } from '../events/events.service';
@@ -142,7 +142,7 @@ export class UserSettingsService {
     user.fullName = name;
     const everyone = (await this.repository.activeUsersInRealm(user.realmId)).map((u) => u.id);
     this.events.sendOnCommit(user.realmId, realmUserUpdateEvent({ user_id: user.id, full_name: name }), everyone);
-    onCommit(() => this.auth.invalidateUser(user.id));
+    await this.auth.userChanged(user.id);
   }
 
   /** The changed settings in one UPDATE, then each one's events (do_change_user_setting). */
@@ -157,7 +157,7 @@ export class UserSettingsService {
       ...(Object.keys(settings).length > 0 ? { settings: settings as unknown as UserProfile['settings'] } : {}),
       ...(timezone !== undefined ? { timezone } : {}),
     });
-    onCommit(() => this.auth.invalidateUser(user.id));
+    await this.auth.userChanged(user.id);
 
     const realm = await this.realms.getRealm(user.realmId);
     const host = this.realms.realmHost(realm);

@@ -10,6 +10,7 @@ import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { RealmModule } from '../realm/realm.module';
 import { AuthService } from './auth.service';
+import { LoginThrottle } from './login-throttle';
 import { BasicStrategy } from './basic.strategy';
 import { DevAuthController } from './dev-auth.controller';
 import { GroupMembershipRepository } from './group-membership.repository';
@@ -41,6 +42,7 @@ import { OwnUserFields } from './own-user-fields';
     ProfileValuesRepository,
     NavigationViewsRepository,
     AuthService,
+    LoginThrottle,
     BasicStrategy,
     PrincipalService,
     UserDirectoryService,

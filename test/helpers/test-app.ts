@@ -42,6 +42,8 @@ export async function startTestApp(
     EXTERNAL_HOST: 'zulip.testserver',
     // Rate limiting has its own tests; elsewhere it would only make busy test files flaky.
     RATE_LIMIT: 'off',
+    AUTH_RATE_LIMIT_USERNAME: 'off',
+    AUTH_RATE_LIMIT_IP: 'off',
     // Job workers poll the database; tests that run jobs turn them on (JOBS_WORKERS: 'on').
     JOBS_WORKERS: 'off',
     ...env,

@@ -1,4 +1,5 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseRateLimitRules, RateLimitRule } from '../rate-limit/rate-limiter';
@@ -56,6 +57,22 @@ export interface AppConfig {
   runMigrations: boolean;
   /** Per-user API rate limit rules; empty = off. */
   rateLimit: RateLimitRule[];
+  /**
+   * Password logins (POST /fetch_api_key): attempts per username (cleared by a success, as Zulip's
+   * authenticate_by_username: 5 per 30 minutes) and per client address; empty = off.
+   */
+  authRateLimit: { username: RateLimitRule[]; ip: RateLimitRule[] };
+  /**
+   * Express's `trust proxy` (TRUST_PROXY: addresses, subnets or names like `loopback`): whose
+   * X-Forwarded-For is believed for the client address. Undefined: the socket's peer address.
+   */
+  trustProxy: string | undefined;
+  /**
+   * Development endpoints (/dev_fetch_api_key, server_settings' dev login, open /metrics): on in
+   * development mode when the server listens on a loopback address only, or when
+   * ALLOW_DEV_ENDPOINTS_ON_PUBLIC_ADDRESS says so.
+   */
+  devEndpoints: boolean;
   /** Mobile push: the providers configured (none = push off) and the delivery queue's limits. */
   push: PushConfig;
   /** Logs, metrics and shutdown (issue 16). */
@@ -405,6 +422,63 @@ function resolveSecret(env: Env, mode: ServerMode, dataDir: string): string {
   return secret;
 }
 
+function rulesVar(env: Env, name: string, dflt: string): RateLimitRule[] {
+  try {
+    return parseRateLimitRules(env[name] ?? dflt);
+  } catch (err) {
+    throw new ConfigError(name, `must be 'off' or rules like '200/60,2000/3600': ${(err as Error).message}`);
+  }
+}
+
+/** TRUST_PROXY: a comma-separated list of addresses, subnets and Express's names. */
+function parseTrustProxy(env: Env): string | undefined {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return undefined;
+  for (const part of raw.split(',').map((p) => p.trim())) {
+    const [address, bits, extra] = part.split('/');
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(part);
+    const subnet = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 6 ? 128 : 32));
+    if (!named && (extra !== undefined || isIP(address) === 0 || !subnet)) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must list addresses, subnets, loopback, linklocal or uniquelocal; got '${part}'`,
+      );
+    }
+  }
+  return raw;
+}
+
+/** 127.0.0.0/8, ::1 and `localhost`: addresses no other machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/**
+ * Warnings main.ts logs loudly at start: development mode on an address other machines can reach
+ * (its endpoints hand out any user's API key; the demo realm has a known password).
+ */
+export function startupWarnings(config: AppConfig): string[] {
+  if (config.mode !== 'development' || isLoopbackHost(config.host)) return [];
+  if (config.devEndpoints) {
+    return [
+      `DEVELOPMENT MODE ON A PUBLIC ADDRESS (HOST=${config.host}) WITH ALLOW_DEV_ENDPOINTS_ON_PUBLIC_ADDRESS: ` +
+        `anyone who can reach this server can take over any account through /api/v1/dev_fetch_api_key. ` +
+        `Never do this on a network you do not control; set SERVER_MODE=production for real use.`,
+    ];
+  }
+  return [
+    `Development mode on a public address (HOST=${config.host}): development endpoints are OFF ` +
+      `(/api/v1/dev_fetch_api_key, open /metrics) and the demo realm is not seeded unless SEED_DEMO_REALM is set. ` +
+      `Set SERVER_MODE=production for real use, or ALLOW_DEV_ENDPOINTS_ON_PUBLIC_ADDRESS=1 if you really mean it.`,
+  ];
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const modeRaw = (env.SERVER_MODE ?? (env.NODE_ENV === 'production' ? 'production' : 'development')).trim();
   if (modeRaw !== 'development' && modeRaw !== 'production') {
@@ -431,6 +505,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('RATE_LIMIT', `must be 'off' or rules like '200/60,2000/3600': ${(err as Error).message}`);
   }
   const host = env.HOST?.trim() || '127.0.0.1';
+  const devEndpoints =
+    mode === 'development' && (isLoopbackHost(host) || boolVar(env, 'ALLOW_DEV_ENDPOINTS_ON_PUBLIC_ADDRESS', false));
   return {
     mode,
     host,
@@ -457,9 +533,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxEmojiFileSizeMib: intVar(env, 'MAX_EMOJI_FILE_SIZE_MIB', 5, 0, 100),
     uploadsDir: resolve(env.UPLOADS_DIR?.trim() || join(dataDir, 'uploads')),
     logLevel: logLevel as AppConfig['logLevel'],
-    seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', mode === 'development'),
+    // The demo realm's users have a known password: by default only where dev endpoints are on.
+    seedDemoRealm: boolVar(env, 'SEED_DEMO_REALM', devEndpoints),
     runMigrations: boolVar(env, 'RUN_MIGRATIONS', true),
     rateLimit,
+    authRateLimit: {
+      username: rulesVar(env, 'AUTH_RATE_LIMIT_USERNAME', '5/1800'),
+      ip: rulesVar(env, 'AUTH_RATE_LIMIT_IP', '100/1800'),
+    },
+    trustProxy: parseTrustProxy(env),
+    devEndpoints,
     push: parsePush(env),
     ops: parseOps(env, mode, host),
     jobs: parseJobs(env),

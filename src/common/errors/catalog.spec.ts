@@ -74,7 +74,7 @@ describe('error catalog', () => {
     const err = build(name, f);
     expect(err).toBeInstanceOf(ZulipError);
     expect(err.code).toMatch(/^[A-Z_]+$/);
-    expect([400, 401, 404, 405, 408, 409, 413, 429, 431, 500, 503]).toContain(err.status);
+    expect([400, 401, 403, 404, 405, 408, 409, 413, 429, 431, 500, 503]).toContain(err.status);
     expect(err.message.length).toBeGreaterThan(0);
     expect(err.message).not.toMatch(/undefined|\[object/);
     expect(err.toBody()).toEqual({ result: 'error', msg: err.message, code: err.code, ...err.data });

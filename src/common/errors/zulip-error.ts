@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'BAD_NARROW'
   | 'BAD_IMAGE'
   | 'RATE_LIMIT_HIT'
+  | 'CSRF_FAILED'
   | 'INVALID_API_KEY'
   | 'INVALID_PUSH_DEVICE_TOKEN'
   | 'CANNOT_DEACTIVATE_LAST_USER'
@@ -68,6 +69,11 @@ export class ZulipError extends Error {
  */
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Basic realm="zulip"' };
+/**
+ * What a 401 outside /api/ says instead (Zulip: `Session` for paths not under /api): browsers
+ * know no such scheme, so they never prompt for, nor remember, Basic credentials there.
+ */
+export const SESSION_WWW_AUTHENTICATE = 'Session realm="zulip"';
 const ACCOUNT_DEACTIVATED = 'Account is deactivated';
 const REALM_DEACTIVATED = 'This organization has been deactivated';
 const NOT_FOUND = 'Not Found';
@@ -88,6 +94,10 @@ export function badRequest(msg: string, data: Record<string, unknown> = {}): Zul
 /** A Basic-auth 401 (with WWW-Authenticate); the same rule as `badRequest` for its text. */
 export function unauthorized(msg: string): ZulipError {
   return new ZulipError(msg, 'UNAUTHORIZED', 401, {}, WWW_AUTHENTICATE);
+}
+
+function csrfFailed(reason: string): ZulipError {
+  return new ZulipError(`CSRF error: ${reason}`, 'CSRF_FAILED', 403, { reason });
 }
 
 /** Protocol-level errors: parameters, authentication, roles, routing, limits, failures. */
@@ -158,6 +168,10 @@ export const Errors = {
   headersTooLarge: () => new ZulipError('Request headers too large', 'BAD_REQUEST', 431),
   malformedHttpRequest: () => new ZulipError('Malformed HTTP request', 'BAD_REQUEST', 400),
   requestTimeout: () => new ZulipError('Request timeout', 'BAD_REQUEST', 408),
+  /** Zulip's CsrfFailureError: 403 CSRF_FAILED with the reason as a field. */
+  csrfBadOrigin: (origin: string) =>
+    csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`),
+  csrfCrossSite: () => csrfFailed('Cross-site request refused.'),
   rateLimited: (retryAfterSeconds: number) =>
     new ZulipError(
       'API usage exceeded rate limit',

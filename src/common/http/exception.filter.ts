@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { isUniqueViolation } from '../errors/unique-violation';
-import { Errors, ZulipError } from '../errors/zulip-error';
+import { Errors, SESSION_WWW_AUTHENTICATE, ZulipError } from '../errors/zulip-error';
 import { allowedMethodsFor } from './routes';
 import { requestIdOf, ZulipRequest } from './request-params';
 
@@ -20,7 +20,12 @@ export class ZulipExceptionFilter implements ExceptionFilter {
     const req = ctx.getRequest<ZulipRequest>();
     if (res.headersSent) return;
     const error = this.toZulipError(exception, req);
-    for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
+    for (const [k, v] of Object.entries(error.headers)) {
+      // Basic only under /api/: pages and files a browser opens (/user_uploads/…) must not make it
+      // prompt for, and then keep sending, the user's credentials (Zulip answers `Session` there).
+      const browserPath = !(req.path ?? '').startsWith('/api/');
+      res.setHeader(k, k === 'WWW-Authenticate' && browserPath && v.startsWith('Basic') ? SESSION_WWW_AUTHENTICATE : v);
+    }
     res.status(error.status).json(error.toBody());
   }
 

@@ -25,6 +25,8 @@ export interface RateLimitStore {
    * timestamps (ms) in the window after the attempt and whether it was recorded.
    */
   hit(key: string, rule: RateLimitRule, now: number): Promise<{ recorded: boolean; timestamps: number[] }>;
+  /** Forgets the key's log (a successful login clears its failures, as Zulip's clear_history). */
+  clear(key: string): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -55,6 +57,11 @@ export class RateLimiter {
   /** Nest lifecycle hook (the limiter is a provider): release the store's connection. */
   async onModuleDestroy(): Promise<void> {
     await this.store.close?.();
+  }
+
+  /** Forgets what was counted for `key` under every rule. */
+  async clear(key: string): Promise<void> {
+    for (const rule of this.rules) await this.store.clear(`${key}:${rule.windowSeconds}`);
   }
 
   async check(key: string, now = Date.now()): Promise<RateLimitDecision | undefined> {
@@ -89,5 +96,9 @@ export class InMemoryRateLimitStore implements RateLimitStore {
     if (log.length > 0) this.logs.set(key, log);
     else this.logs.delete(key);
     return { recorded, timestamps: log };
+  }
+
+  async clear(key: string): Promise<void> {
+    this.logs.delete(key);
   }
 }

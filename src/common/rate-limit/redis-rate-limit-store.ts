@@ -48,6 +48,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     return { recorded: Number(recorded) === 1, timestamps };
   }
 
+  async clear(key: string): Promise<void> {
+    await this.redis.del(`${this.prefix}:rl:${key}`);
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => undefined);
   }

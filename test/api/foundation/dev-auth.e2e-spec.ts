@@ -293,6 +293,28 @@ describe('API key endpoints (production mode)', () => {
   });
 });
 
+describe('API key endpoints in development mode on a public address', () => {
+  let t: TestApp;
+  afterEach(() => t.close());
+
+  it('HOST=0.0.0.0 without the opt-in: /dev_fetch_api_key is refused and server_settings offers no dev login', async () => {
+    t = await startTestApp({ HOST: '0.0.0.0' });
+    const res = await t.http().post('/api/v1/dev_fetch_api_key').type('form').send({ username: HAMLET });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ result: 'error', msg: 'Endpoint not available in production.', code: 'BAD_REQUEST' });
+    const settings = await t.http().get('/api/v1/server_settings');
+    expect(settings.body.authentication_methods.dev).toBe(false);
+    expect((await t.http().get('/metrics')).status).toBe(404);
+  });
+
+  it('with ALLOW_DEV_ENDPOINTS_ON_PUBLIC_ADDRESS=1 they are served', async () => {
+    t = await startTestApp({ HOST: '0.0.0.0', ALLOW_DEV_ENDPOINTS_ON_PUBLIC_ADDRESS: '1' });
+    const res = await t.http().post('/api/v1/dev_fetch_api_key').type('form').send({ username: HAMLET });
+    expect(res.status).toBe(200);
+    expect((await t.http().get('/api/v1/server_settings')).body.authentication_methods.dev).toBe(true);
+  });
+});
+
 describe('API key endpoints with no realm on the root host', () => {
   let t: TestApp;
   beforeAll(async () => {
