@@ -51,7 +51,8 @@ import {
 import { UserErrors } from '../users/user.errors';
 import { ChannelErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
-import { accessesAllUsers } from '../users/principal';
+import { canAccessUser } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
 import { PrincipalService } from '../users/principal.service';
 import { MutedUsersService } from '../users/muted-users.service';
 import { UserTopicsService } from '../channels/user-topics.service';
@@ -158,6 +159,7 @@ export class MessageSendService {
     private readonly mutedUsers: MutedUsersService,
     private readonly linkifiers: LinkifierService,
     private readonly submessages: SubmessageRepository,
+    private readonly userAccess: UserAccessService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -747,15 +749,20 @@ export class MessageSendService {
     }));
   }
 
-  /** Guests in realms that restrict user access may only write to users they can see. */
+  /**
+   * Zulip's check_sender_can_access_recipients: guests in realms that restrict user access may only
+   * write to users they can see (users/user-access.ts).
+   */
   private async checkSenderCanAccessRecipients(auth: AuthContext, recipients: UserBrief[]): Promise<void> {
     const { user, realm } = auth;
     if (!isGuest(user)) return;
-    const system = await this.principals.systemGroupIds(realm.id);
-    if (accessesAllUsers(user, realm.can_access_all_users_group, system)) return;
-    const others = recipients.map((r) => r.id).filter((id) => id !== user.id);
-    const visible = await this.messages.usersSharingConversations(user.id, others);
-    if (others.some((id) => !visible.has(id))) {
+    const others = recipients.filter((r) => r.id !== user.id);
+    const access = await this.userAccess.forViewer(
+      user,
+      realm,
+      others.map((r) => r.id),
+    );
+    if (others.some((r) => !canAccessUser(access, r))) {
       throw MessageErrors.cannotAccessSomeRecipients();
     }
   }

@@ -1,3 +1,4 @@
+import { UserAccessService } from './user-access.service';
 import { MutedUsersController } from './muted-users.controller';
 import { MutedUsersRepository } from './muted-users.repository';
 import { MutedUsersService } from './muted-users.service';
@@ -43,6 +44,7 @@ import { UserDirectoryService } from './user-directory.service';
     BasicStrategy,
     PrincipalService,
     UserDirectoryService,
+    UserAccessService,
     GroupSettingsService,
     UserGroupsQueryService,
     UserGroupsService,
@@ -68,6 +70,7 @@ import { UserDirectoryService } from './user-directory.service';
     UserAdminService,
     PrincipalService,
     UserDirectoryService,
+    UserAccessService,
     UsersService,
     GroupSettingsService,
     UserGroupsQueryService,

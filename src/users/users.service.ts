@@ -15,6 +15,8 @@ import { UserProfile } from './user.entity';
 import { canSeeDeliveryEmail, userDict } from './user-format';
 import { ProfileDataService } from './profile-data.service';
 import { UsersRepository } from './users.repository';
+import { canAccessUser, inaccessibleUserDict } from './user-access';
+import { UserAccessService } from './user-access.service';
 import { UserErrors } from './user.errors';
 
 export interface CreateUserInput {
@@ -69,6 +71,7 @@ export class UsersService {
     private readonly groupSettings: GroupSettingsService,
     private readonly auth: AuthService,
     private readonly profileData: ProfileDataService,
+    private readonly userAccess: UserAccessService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -196,28 +199,48 @@ export class UsersService {
     if (realm.deactivated) throw Errors.realmDeactivated();
   }
 
+  /**
+   * Zulip's get_users_for_api over the realm (or `userIds`). Users a restricted guest may not see
+   * are left out (`user_list_incomplete`, the default of GET /users) or, for clients without that
+   * capability, replaced by the "Unknown user" placeholder (users/user-access.ts).
+   */
   async listUsers(
     viewer: UserProfile,
     realm: Realm,
-    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
+    opts: {
+      clientGravatar: boolean;
+      includeCustomProfileFields: boolean;
+      userIds?: number[];
+      userListIncomplete?: boolean;
+    },
   ): Promise<Record<string, unknown>[]> {
     const rows = await this.users.listInRealm(realm.id, opts.userIds);
     if (opts.userIds) {
       const found = new Set(rows.map((r) => r.id));
       for (const id of opts.userIds) if (!found.has(id)) throw UserErrors.invalidId(id);
     }
+    const access = await this.userAccess.forViewer(viewer, realm, opts.userIds);
     const host = this.realms.realmHost(realm);
     const profiles = opts.includeCustomProfileFields
       ? await this.profileData.profileDataByUser(realm.id, opts.userIds)
       : undefined;
-    return rows.map((u) =>
-      userDict(u, {
-        viewer,
-        realmHost: host,
-        clientGravatar: opts.clientGravatar,
-        profileData: profiles ? (profiles.get(u.id) ?? {}) : undefined,
-      }),
-    );
+    const out: Record<string, unknown>[] = [];
+    const placeholders: Record<string, unknown>[] = [];
+    for (const u of rows) {
+      if (!canAccessUser(access, u)) {
+        if (opts.userListIncomplete === false) placeholders.push(inaccessibleUserDict(u.id, host));
+        continue;
+      }
+      out.push(
+        userDict(u, {
+          viewer,
+          realmHost: host,
+          clientGravatar: opts.clientGravatar,
+          profileData: profiles ? (profiles.get(u.id) ?? {}) : undefined,
+        }),
+      );
+    }
+    return [...out, ...placeholders];
   }
 
   async getUser(
@@ -279,7 +302,7 @@ export class UsersService {
   ): Promise<UserProfile> {
     const target = await this.users.findByIdInRealm(realm.id, userId);
     if (!target) throw UserErrors.noSuchUser();
-    return this.accessUserCommon(viewer, target, opts);
+    return this.accessUserCommon(viewer, realm, target, opts);
   }
 
   /**
@@ -300,13 +323,27 @@ export class UsersService {
     if (!target || !canSeeDeliveryEmail(viewer.role, target.settings.email_address_visibility)) {
       throw UserErrors.noSuchUser();
     }
-    return this.accessUserCommon(viewer, target, opts);
+    return this.accessUserCommon(viewer, realm, target, opts);
   }
 
-  private accessUserCommon(viewer: UserProfile, target: UserProfile, opts: AccessUserOptions): UserProfile {
+  /**
+   * Zulip's access_user_common: bots and deactivated users unless allowed; reading a user needs
+   * access to them (can_access_all_users_group: "Insufficient permission", as Zulip), administering
+   * them needs can_admin_user.
+   */
+  private async accessUserCommon(
+    viewer: UserProfile,
+    realm: Realm,
+    target: UserProfile,
+    opts: AccessUserOptions,
+  ): Promise<UserProfile> {
     if (target.isBot && !opts.allowBots) throw UserErrors.noSuchUser();
     if (!target.isActive && !opts.allowDeactivated) throw UserErrors.deactivated();
-    if (opts.forAdmin && !canAdminUser(viewer, target)) throw Errors.insufficientPermission();
+    if (!opts.forAdmin) {
+      if (!(await this.userAccess.canAccess(viewer, realm, target))) throw Errors.insufficientPermission();
+      return target;
+    }
+    if (!canAdminUser(viewer, target)) throw Errors.insufficientPermission();
     return target;
   }
 
