@@ -454,6 +454,10 @@ export class MessageSendService {
       streamName: channel.name,
       dmUserIds: null,
     };
+    // A sender who is not subscribed may be someone a restricted guest subscriber cannot see.
+    const hiddenFrom = channel.subscriberIds.includes(user.id)
+      ? undefined
+      : await this.userAccess.whoCannotAccess(realm, user, recipients);
     await this.queueMessageEvent(
       realm,
       echoOf(user.id, input),
@@ -464,6 +468,7 @@ export class MessageSendService {
       hasAttachment,
       flagInputs.mutedByIds,
       submessages,
+      hiddenFrom,
     );
     return result;
   }
@@ -808,12 +813,15 @@ export class MessageSendService {
     hasAttachment = false,
     mutedByIds?: ReadonlySet<number>,
     submessages: readonly SubmessageRow[] = [],
+    senderHiddenFrom?: ReadonlySet<number>,
   ): Promise<void> {
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
     const { topicLinks } = await this.linkifiers.forRendering(realm.id);
     const dicts = new Map<string, Record<string, unknown>>();
-    const dictFor = (queue: { options: QueueOptions }) => {
+    const hiddenSender = new Set([row.senderId]);
+    const dictFor = (queue: { options: QueueOptions }, userId: number) => {
+      const hidden = senderHiddenFrom?.has(userId) === true;
       const opts: FormatOptions = {
         applyMarkdown: queue.options.applyMarkdown,
         clientGravatar: queue.options.clientGravatar,
@@ -821,8 +829,9 @@ export class MessageSendService {
         realmStringId: realm.stringId,
         realmHost,
         topicLinks,
+        inaccessibleSenderIds: hidden ? hiddenSender : undefined,
       };
-      const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}`;
+      const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}:${hidden}`;
       let dict = dicts.get(key);
       if (!dict) {
         dict = messageDict(row, row.renderedContent ?? '', users, [], opts, submessages);
@@ -836,7 +845,7 @@ export class MessageSendService {
     this.events.sendOnCommitPerQueue(realm.id, 'message', recipientIds, (queue, userId) => {
       const event: NewMessageEvent = {
         type: 'message',
-        message: dictFor(queue),
+        message: dictFor(queue, userId),
         flags: flagsToApi(flagsByUser.get(userId) ?? 0),
       };
       if (userId === echo.senderId && echo.queueId !== undefined && queue.id === echo.queueId) {

@@ -71,6 +71,20 @@ export class UserAccessService {
     return whoCanAccess(target, candidates, peers);
   }
 
+  /**
+   * The ids among `candidateIds` (any users of the realm) that may not see `target`: the send
+   * path's question for a channel message whose sender is not subscribed (Zulip's do_send_messages
+   * shows such a sender to those guests as "Unknown user"). Roles are loaded only when the realm
+   * restricts access.
+   */
+  async whoCannotAccess(realm: RealmAccessSetting, target: AccessTarget, candidateIds: number[]): Promise<Set<number>> {
+    if (target.isBot || candidateIds.length === 0 || !(await this.realmRestricts(realm))) return new Set();
+    const principals = await this.principals.ofMany(candidateIds);
+    const candidates = candidateIds.map((id) => ({ id, role: principals.get(id)?.role ?? 0 }));
+    const seeing = new Set(await this.whoCanAccess(realm, target, candidates));
+    return new Set(candidateIds.filter((id) => !seeing.has(id)));
+  }
+
   private async peers(realmId: number, userId: number, among: readonly number[] | null): Promise<UserAccess> {
     const question = new ConversationPeersRequestedEvent(realmId, userId, among);
     await this.bus.publish(question);

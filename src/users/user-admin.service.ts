@@ -335,11 +335,12 @@ export class UserAdminService {
       // Each recipient sees the new user as their role allows (delivery_email); guests who may
       // not see the new user (notify_created_user) get the "Unknown user" placeholder.
       const seeing = new Set(await this.userAccess.whoCanAccess(realm, user, users));
-      this.events.sendOnCommitPerQueue(realm.id, 'realm_user', recipients, (_queue, userId) => ({
-        type: 'realm_user',
-        op: 'add',
-        person: seeing.has(userId) ? person(userId) : inaccessibleUserDict(user.id, host),
-      }));
+      // Clients with user_list_incomplete leave inaccessible users out of their list: no event.
+      this.events.sendOnCommitPerQueue(realm.id, 'realm_user', recipients, (queue, userId) => {
+        if (seeing.has(userId)) return { type: 'realm_user', op: 'add', person: person(userId) };
+        if (queue.options.clientCapabilities.user_list_incomplete === true) return { type: 'heartbeat' };
+        return { type: 'realm_user', op: 'add', person: inaccessibleUserDict(user.id, host) };
+      });
       // do_create_user: the new user joins its role's system groups (role:members, then
       // role:fullmembers), announced like any membership change.
       const system = await this.groupSettings.systemGroupIds(realm.id);

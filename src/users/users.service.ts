@@ -224,11 +224,11 @@ export class UsersService {
     const profiles = opts.includeCustomProfileFields
       ? await this.profileData.profileDataByUser(realm.id, opts.userIds)
       : undefined;
+    // In the rows' order (by id), placeholders included: clients index users by id.
     const out: Record<string, unknown>[] = [];
-    const placeholders: Record<string, unknown>[] = [];
     for (const u of rows) {
       if (!canAccessUser(access, u)) {
-        if (opts.userListIncomplete === false) placeholders.push(inaccessibleUserDict(u.id, host));
+        if (opts.userListIncomplete === false) out.push(inaccessibleUserDict(u.id, host));
         continue;
       }
       out.push(
@@ -240,7 +240,7 @@ export class UsersService {
         }),
       );
     }
-    return [...out, ...placeholders];
+    return out;
   }
 
   async getUser(

@@ -27,6 +27,7 @@ import {
   OTHELLO,
   POLONIUS,
   PROSPERO,
+  sendChannel,
   sendDirect,
   setRealm,
   systemGroupId,
@@ -227,6 +228,7 @@ describe('guests and can_access_all_users_group', () => {
       await restrict(false);
       ok(await call(t, 'patch', '/settings', HAMLET, { full_name: 'King Hamlet' }));
       expect(personIds(await takeEvents(t, guest))).toEqual([id[HAMLET]]);
+      ok(await call(t, 'patch', '/settings', PROSPERO, { full_name: 'Prospero from The Tempest' }));
     });
 
     it('a time zone, role or profile-field change reaches only those who may see the user', async () => {
@@ -280,6 +282,66 @@ describe('guests and can_access_all_users_group', () => {
       const second = await create('newcomer2@zulip.com');
       const unrestricted = (await takeEvents(t, guest)).filter((e) => e.type === 'realm_user');
       expect(unrestricted[0].person as UserDict).toMatchObject({ user_id: second.id, full_name: 'Newcomer' });
+    });
+  });
+
+  describe('GET /messages', () => {
+    it('shows a sender the guest may no longer see as "Unknown user"', async () => {
+      const [sender] = await createUsers(t, 'leaver', 1);
+      await addSubscribers(t, 'Venice', [sender]);
+      const messageId = await sendChannel(t, 'leaver0@zulip.com', 'Venice', 'farewell', 'bye all');
+      await unsubscribe(t, 'leaver0@zulip.com', 'Venice');
+      const fetch = async (email: string) => {
+        const res = await call(t, 'get', '/messages', email, {
+          anchor: messageId,
+          num_before: 0,
+          num_after: 0,
+          narrow: [{ operator: 'channel', operand: 'Venice' }],
+        });
+        expectMatchesOpenApi('get', '/messages', 200, res.body);
+        return (ok(res).messages as Array<Record<string, unknown>>)[0];
+      };
+      await restrict(true);
+      expect(await fetch(POLONIUS)).toMatchObject({
+        id: messageId,
+        sender_id: sender,
+        sender_full_name: 'Unknown user',
+        sender_email: `user${sender}@zulip.testserver`,
+        avatar_url: '/static/images/unknown-user-avatar.png',
+      });
+      expect(await fetch(PROSPERO)).toMatchObject({ sender_full_name: 'leaver 0' });
+      const single = ok(await call(t, 'get', `/messages/${messageId}`, POLONIUS)).message as Record<string, unknown>;
+      expect(single.sender_full_name).toBe('Unknown user');
+      await restrict(false);
+      expect(await fetch(POLONIUS)).toMatchObject({ sender_full_name: 'leaver 0' });
+    });
+  });
+
+  describe('message events', () => {
+    it('a channel message from a sender the guest may not see comes as from "Unknown user"', async () => {
+      await restrict(true);
+      const guest = await openQueue(t, POLONIUS, ['message']);
+      const member = await openQueue(t, PROSPERO, ['message']);
+      // Iago is not subscribed to Venice and shares nothing with Polonius.
+      await sendChannel(t, IAGO, 'Venice', 'visit', 'hello Venice');
+      const [forGuest] = await takeEvents(t, guest);
+      expect(forGuest.message).toMatchObject({
+        sender_id: id[IAGO],
+        sender_full_name: 'Unknown user',
+        sender_email: `user${id[IAGO]}@zulip.testserver`,
+        avatar_url: '/static/images/unknown-user-avatar.png',
+      });
+      const [forMember] = await takeEvents(t, member);
+      expect(forMember.message).toMatchObject({ sender_id: id[IAGO], sender_full_name: 'Iago' });
+      // A subscribed sender shares the channel: shown as themselves.
+      await sendChannel(t, PROSPERO, 'Venice', 'visit', 'welcome');
+      const [fromPeer] = await takeEvents(t, guest);
+      expect(fromPeer.message).toMatchObject({ sender_id: id[PROSPERO] });
+      expect((fromPeer.message as UserDict).sender_full_name).not.toBe('Unknown user');
+      await restrict(false);
+      await sendChannel(t, IAGO, 'Venice', 'visit', 'hello again');
+      const [unrestricted] = await takeEvents(t, guest);
+      expect(unrestricted.message).toMatchObject({ sender_full_name: 'Iago' });
     });
   });
 
