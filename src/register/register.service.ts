@@ -162,6 +162,7 @@ export class RegisterService {
         slim: args.slim_presence,
         lastUpdateId: null,
         historyLimitDays: args.presence_history_limit_days ?? null,
+        viewer: auth.user,
       });
       state.presences = presence.presences;
       state.presence_last_update_id = presence.presence_last_update_id;

@@ -44,6 +44,15 @@ export function canAccessUser(access: UserAccess, target: AccessTarget): boolean
 }
 
 /**
+ * Zulip's get_accessible_user_ids membership test, for data keyed by user id only (presence): the
+ * viewer and their peers (bots, which have no such data, are not asked about).
+ */
+export function isAccessibleUserId(access: UserAccess, userId: number): boolean {
+  if (!access.restricted) return true;
+  return userId === access.viewerId || access.directPeers.has(userId) || access.channelPeers.has(userId);
+}
+
+/**
  * Zulip's get_data_for_inaccessible_user: what a restricted guest is told about a user they may
  * not see ("Unknown user", a fixed avatar, an active member who joined at the epoch).
  */

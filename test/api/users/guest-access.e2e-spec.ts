@@ -345,6 +345,34 @@ describe('guests and can_access_all_users_group', () => {
     });
   });
 
+  describe('presence', () => {
+    it('a restricted guest gets only the presence of users they may see', async () => {
+      for (const email of [HAMLET, PROSPERO])
+        ok(await call(t, 'post', '/users/me/presence', email, { status: 'active' }));
+      const seen = async (email: string) =>
+        Object.keys(
+          ok(
+            await call(t, 'post', '/users/me/presence', email, {
+              status: 'active',
+              slim_presence: true,
+              last_update_id: -1,
+            }),
+          ).presences as Record<string, unknown>,
+        ).map(Number);
+      await restrict(true);
+      const guest = await seen(POLONIUS);
+      expect(guest).toEqual(expect.arrayContaining([id[PROSPERO], id[POLONIUS]]));
+      expect(guest).not.toContain(id[HAMLET]);
+      const legacy = ok(await call(t, 'get', '/realm/presence', POLONIUS)).presences as Record<string, unknown>;
+      expect(Object.keys(legacy)).toHaveLength(guest.length);
+      const member = await seen(OTHELLO);
+      expect(member).toContain(id[HAMLET]);
+      expect(member.length).toBeGreaterThan(guest.length);
+      await restrict(false);
+      expect(await seen(POLONIUS)).toContain(id[HAMLET]);
+    });
+  });
+
   describe('direct messages and rendering', () => {
     const render = async (email: string, content: string) =>
       ok(await call(t, 'post', '/messages/render', email, { content })).rendered as string;
