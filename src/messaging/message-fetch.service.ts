@@ -1,3 +1,5 @@
+import { canAccessUser } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
@@ -91,6 +93,7 @@ export class MessageFetchService {
     private readonly principals: PrincipalService,
     private readonly linkifiers: LinkifierService,
     private readonly submessages: SubmessageRepository,
+    private readonly userAccess: UserAccessService,
   ) {}
 
   async getMessages(auth: AuthContext, input: GetMessagesInput): Promise<Record<string, unknown>> {
@@ -483,6 +486,7 @@ export class MessageFetchService {
       for (const id of message.dmUserIds ?? []) userIds.add(id);
     }
     const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
+    opts = { ...opts, inaccessibleSenderIds: await this.inaccessibleSenders(auth, items, users) };
     const ids = items.map((i) => i.message.id);
     const byMessage = groupByMessage(extras?.reactions ?? (await this.messages.reactionsForMessages(ids)));
     const submessagesByMessage = groupByMessage(extras?.submessages ?? (await this.submessages.forMessages(ids)));
@@ -501,6 +505,27 @@ export class MessageFetchService {
       if (row.match_subject !== undefined) dict.match_subject = row.match_subject;
       return dict;
     });
+  }
+
+  /**
+   * Zulip's get_inaccessible_user_ids over the senders (messages_for_ids): for a guest restricted
+   * by can_access_all_users_group, the senders they may not see (one query; none for others).
+   */
+  private async inaccessibleSenders(
+    auth: AuthContext,
+    items: Array<{ message: MessageRow }>,
+    users: ReadonlyMap<number, UserBrief>,
+  ): Promise<Set<number>> {
+    const hidden = new Set<number>();
+    if (!isGuest(auth.user) || items.length === 0) return hidden;
+    const senders = [...new Set(items.map((i) => i.message.senderId))].filter((id) => id !== auth.user.id);
+    if (senders.length === 0) return hidden;
+    const access = await this.userAccess.forViewer(auth.user, auth.realm, senders);
+    for (const id of senders) {
+      const sender = users.get(id);
+      if (sender && !canAccessUser(access, sender)) hidden.add(id);
+    }
+    return hidden;
   }
 
   /** GET /messages/{message_id}: the message if the caller may access it, with raw_content. */

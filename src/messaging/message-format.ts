@@ -1,3 +1,4 @@
+import { INACCESSIBLE_USER_AVATAR_PATH, INACCESSIBLE_USER_NAME } from '../users/user-access';
 import { EmailVisibility, userAvatarUrl, visibleEmail } from '../users/user-format';
 import { flagsToApi } from './flags';
 import { topicForClient } from './message-text';
@@ -75,6 +76,11 @@ export interface FormatOptions {
   editHistoryVisibility?: string;
   /** Zulip's topic_links for a topic (the realm's linkifiers and bare URLs); none when absent. */
   topicLinks?: (topic: string) => Array<{ text: string; url: string }>;
+  /**
+   * Senders the viewer may not see (can_access_all_users_group): shown as "Unknown user", as
+   * Zulip's MessageDict.finalize_payload with can_access_sender false.
+   */
+  inaccessibleSenderIds?: ReadonlySet<number>;
 }
 
 /** The API email: the real address when everyone may see it, else `user<id>@<realm host>`. */
@@ -246,6 +252,11 @@ export function messageDict(
     avatar_url: sender ? avatarUrlOf(sender, opts.clientGravatar, opts.realmHost) : null,
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
+  if (opts.inaccessibleSenderIds?.has(message.senderId)) {
+    dict.sender_full_name = INACCESSIBLE_USER_NAME;
+    dict.sender_email = `user${message.senderId}@${opts.realmHost}`;
+    dict.avatar_url = INACCESSIBLE_USER_AVATAR_PATH;
+  }
   if (message.isChannelMessage && message.streamId !== null) dict.stream_id = message.streamId;
   Object.assign(dict, formatEditHistory(message.editHistory, opts.allowEmptyTopicName, opts.editHistoryVisibility));
   return dict;

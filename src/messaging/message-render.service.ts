@@ -11,6 +11,9 @@ import { collectReferences, renderMarkdown, type RenderedMessage } from './markd
 import { isGuest } from './message-access.policy';
 import { hasNul } from './message-text';
 import { MessagesRepository } from './messages.repository';
+import type { UserBrief } from './message-format';
+import { canAccessUser } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
 import type { MentionGroupRow } from '../users/group-membership.repository';
 
 /** Names with NUL characters cannot exist (and must not reach SQL). */
@@ -42,12 +45,14 @@ export class MessageRenderService {
     private readonly userGroups: UserGroupsQueryService,
     private readonly alertWords: AlertWordsService,
     private readonly linkifiers: LinkifierService,
+    private readonly userAccess: UserAccessService,
   ) {}
 
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
     const refs = collectReferences(content);
     const { user, realm } = auth;
-    const users = await this.messages.mentionCandidates(realm.id, refs.userNames.filter(noNul), refs.userIds);
+    const candidates = await this.messages.mentionCandidates(realm.id, refs.userNames.filter(noNul), refs.userIds);
+    const users = await this.visibleTo(auth, candidates);
     const groups = await this.userGroups.mentionableGroups(realm.id, refs.groupNames.filter(noNul));
     const channels = await this.messages.linkableChannels(
       realm.id,
@@ -70,6 +75,20 @@ export class MessageRenderService {
     });
     const alertWordUserIds = (await this.alertWords.matcherFor(realm)).usersMatching(content);
     return { rendered, groups, alertWordUserIds };
+  }
+
+  /**
+   * Zulip's MentionBackend: users the sender may not see (can_access_all_users_group) cannot be
+   * mentioned; their mention stays plain text, so the rendering tells nothing about them.
+   */
+  private async visibleTo(auth: AuthContext, candidates: UserBrief[]): Promise<UserBrief[]> {
+    if (candidates.length === 0 || !isGuest(auth.user)) return candidates;
+    const access = await this.userAccess.forViewer(
+      auth.user,
+      auth.realm,
+      candidates.map((u) => u.id),
+    );
+    return candidates.filter((u) => canAccessUser(access, u));
   }
 
   /**

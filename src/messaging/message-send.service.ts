@@ -51,7 +51,8 @@ import {
 import { UserErrors } from '../users/user.errors';
 import { ChannelErrors } from '../channels/channel.errors';
 import { MessageErrors } from './message.errors';
-import { accessesAllUsers } from '../users/principal';
+import { canAccessUser } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
 import { PrincipalService } from '../users/principal.service';
 import { MutedUsersService } from '../users/muted-users.service';
 import { UserTopicsService } from '../channels/user-topics.service';
@@ -158,6 +159,7 @@ export class MessageSendService {
     private readonly mutedUsers: MutedUsersService,
     private readonly linkifiers: LinkifierService,
     private readonly submessages: SubmessageRepository,
+    private readonly userAccess: UserAccessService,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -465,6 +467,10 @@ export class MessageSendService {
       streamName: channel.name,
       dmUserIds: null,
     };
+    // A sender who is not subscribed may be someone a restricted guest subscriber cannot see.
+    const hiddenFrom = channel.subscriberIds.includes(user.id)
+      ? undefined
+      : await this.userAccess.whoCannotAccess(realm, user, recipients);
     await this.queueMessageEvent(
       realm,
       echoOf(user.id, input),
@@ -472,7 +478,13 @@ export class MessageSendService {
       new Map([[user.id, userBriefOf(user)]]),
       recipients,
       flags,
-      { hasAttachment, mutedByIds: flagInputs.mutedByIds, submessages, notifyCandidateIds: channel.notifyCandidateIds },
+      {
+        hasAttachment,
+        mutedByIds: flagInputs.mutedByIds,
+        submessages,
+        notifyCandidateIds: channel.notifyCandidateIds,
+        senderHiddenFrom: hiddenFrom,
+      },
     );
     return result;
   }
@@ -750,15 +762,20 @@ export class MessageSendService {
     }));
   }
 
-  /** Guests in realms that restrict user access may only write to users they can see. */
+  /**
+   * Zulip's check_sender_can_access_recipients: guests in realms that restrict user access may only
+   * write to users they can see (users/user-access.ts).
+   */
   private async checkSenderCanAccessRecipients(auth: AuthContext, recipients: UserBrief[]): Promise<void> {
     const { user, realm } = auth;
     if (!isGuest(user)) return;
-    const system = await this.principals.systemGroupIds(realm.id);
-    if (accessesAllUsers(user, realm.can_access_all_users_group, system)) return;
-    const others = recipients.map((r) => r.id).filter((id) => id !== user.id);
-    const visible = await this.messages.usersSharingConversations(user.id, others);
-    if (others.some((id) => !visible.has(id))) {
+    const others = recipients.filter((r) => r.id !== user.id);
+    const access = await this.userAccess.forViewer(
+      user,
+      realm,
+      others.map((r) => r.id),
+    );
+    if (others.some((r) => !canAccessUser(access, r))) {
       throw MessageErrors.cannotAccessSomeRecipients();
     }
   }
@@ -807,14 +824,18 @@ export class MessageSendService {
       submessages?: readonly SubmessageRow[];
       /** Channel messages loaded by the send: see ChannelForSend.notifyCandidateIds. */
       notifyCandidateIds?: readonly number[];
+      /** Recipients who may not see the sender (shown to them as an inaccessible user). */
+      senderHiddenFrom?: ReadonlySet<number>;
     } = {},
   ): Promise<void> {
-    const { hasAttachment = false, mutedByIds, submessages = [], notifyCandidateIds } = extras;
+    const { hasAttachment = false, mutedByIds, submessages = [], notifyCandidateIds, senderHiddenFrom } = extras;
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
     const { topicLinks } = await this.linkifiers.forRendering(realm.id);
     const dicts = new Map<string, Record<string, unknown>>();
-    const dictFor = (queue: { options: QueueOptions }) => {
+    const hiddenSender = new Set([row.senderId]);
+    const dictFor = (queue: { options: QueueOptions }, userId: number) => {
+      const hidden = senderHiddenFrom?.has(userId) === true;
       const opts: FormatOptions = {
         applyMarkdown: queue.options.applyMarkdown,
         clientGravatar: queue.options.clientGravatar,
@@ -822,8 +843,9 @@ export class MessageSendService {
         realmStringId: realm.stringId,
         realmHost,
         topicLinks,
+        inaccessibleSenderIds: hidden ? hiddenSender : undefined,
       };
-      const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}`;
+      const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}:${hidden}`;
       let dict = dicts.get(key);
       if (!dict) {
         dict = messageDict(row, row.renderedContent ?? '', users, [], opts, submessages);
@@ -846,7 +868,7 @@ export class MessageSendService {
     this.events.sendOnCommitPerQueue(realm.id, 'message', recipientIds, (queue, userId) => {
       const event: NewMessageEvent = {
         type: 'message',
-        message: dictFor(queue),
+        message: dictFor(queue, userId),
         flags: flagsToApi(flagsByUser.get(userId) ?? 0),
       };
       if (userId === echo.senderId && echo.queueId !== undefined && queue.id === echo.queueId) {

@@ -442,21 +442,29 @@ export class MessagesRepository {
   }
 
   /**
-   * Of `targetIds`, those a user whose access to other users is restricted can see: users who
-   * share an active channel subscription or a direct-message conversation with them.
+   * Who shares a conversation with `userId` (users/user-access.ts): the subscribers of a channel
+   * they are actively subscribed to (`channel`), and the participants of their direct-message
+   * conversations (`direct`). `among` limits the answer to those ids. One query.
    */
-  async usersSharingConversations(userId: number, targetIds: number[]): Promise<Set<number>> {
-    if (targetIds.length === 0) return new Set();
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT DISTINCT other.user_profile_id AS id
+  async conversationPeers(
+    userId: number,
+    among: readonly number[] | null,
+  ): Promise<{ channel: Set<number>; direct: Set<number> }> {
+    const limit = among === null ? null : dbIds([...among]);
+    const out = { channel: new Set<number>(), direct: new Set<number>() };
+    if (limit !== null && limit.length === 0) return out;
+    const rows = await this.em.query<Array<{ id: number; direct: boolean }>>(
+      `SELECT DISTINCT other.user_profile_id AS id, false AS direct
          FROM subscription mine JOIN subscription other ON other.recipient_id = mine.recipient_id
-        WHERE mine.user_profile_id = $1 AND mine.active AND other.active AND other.user_profile_id = ANY($2::int[])
+        WHERE mine.user_profile_id = $1 AND mine.active AND other.active
+          AND ($2::int[] IS NULL OR other.user_profile_id = ANY($2::int[]))
        UNION
-       SELECT DISTINCT t.id FROM direct_message_group g, unnest(g.user_ids) AS t(id)
-        WHERE $1 = ANY(g.user_ids) AND t.id = ANY($2::int[])`,
-      [userId, targetIds],
+       SELECT DISTINCT t.id, true FROM direct_message_group g, unnest(g.user_ids) AS t(id)
+        WHERE $1 = ANY(g.user_ids) AND ($2::int[] IS NULL OR t.id = ANY($2::int[]))`,
+      [userId, limit],
     );
-    return new Set(rows.map((r) => r.id));
+    for (const r of rows) (r.direct ? out.direct : out.channel).add(r.id);
+    return out;
   }
 
   /**

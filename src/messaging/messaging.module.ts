@@ -1,3 +1,4 @@
+import { ConversationPeersHandler } from './conversation-peers.handler';
 import { Module } from '@nestjs/common';
 import { AlertWordsModule } from '../alert-words/alert-words.module';
 import { ChannelsModule } from '../channels/channels.module';
@@ -50,6 +51,7 @@ import { TopicDeleteService } from './topic-delete.service';
     LinkifierModule,
   ],
   providers: [
+    ConversationPeersHandler,
     MessagesRepository,
     MessageFetchRepository,
     MessageFlagsRepository,

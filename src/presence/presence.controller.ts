@@ -31,6 +31,7 @@ export class PresenceController {
       slim: args.slim_presence || args.last_update_id !== undefined,
       lastUpdateId: args.last_update_id ?? null,
       historyLimitDays: args.history_limit_days ?? null,
+      viewer: auth.user,
     });
   }
 
@@ -41,6 +42,7 @@ export class PresenceController {
       slim: false,
       lastUpdateId: null,
       historyLimitDays: null,
+      viewer: auth.user,
     });
     return { presences, server_timestamp };
   }

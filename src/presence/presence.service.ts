@@ -1,3 +1,5 @@
+import { isAccessibleUserId } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { onCommit } from '../database/transaction';
@@ -43,6 +45,8 @@ export interface PresenceQuery {
   slim: boolean;
   lastUpdateId: number | null;
   historyLimitDays: number | null;
+  /** The caller: a guest restricted by can_access_all_users_group sees only users they may see. */
+  viewer?: { id: number; role: number };
 }
 
 export interface PresenceResponse {
@@ -82,6 +86,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     private readonly realms: RealmService,
     private readonly users: UsersService,
     private readonly bus: DomainEventBus,
+    private readonly userAccess: UserAccessService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -243,6 +248,11 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     for (const p of this.pending.values()) {
       if (p.realmId !== realm.id) continue;
       rows.set(p.userId, this.withPending(rows.get(p.userId) ?? this.known.get(p.userId), p));
+    }
+    if (query.viewer && rows.size > 0) {
+      // Zulip's get_presence_dict_by_realm with requesting_user_profile.
+      const access = await this.userAccess.forViewer(query.viewer, realm, [...rows.keys()]);
+      for (const id of [...rows.keys()]) if (!isAccessibleUserId(access, id)) rows.delete(id);
     }
     return {
       presences: presenceDicts([...rows.values()], query.slim),

@@ -3,6 +3,7 @@
  * get_message_payload, get_message_payload_apns / _gcm, get_apns_alert_title / _subtitle,
  * get_remove_payload_apns / _gcm). Pure: everything comes in as data.
  */
+import { INACCESSIBLE_USER_AVATAR_PATH, INACCESSIBLE_USER_NAME } from '../users/user-access';
 import { mobilePushContent, truncatePushContent } from './push-content';
 import type { PushTrigger } from './notifiability';
 import type { ApnsNotification, FcmNotification, PushPayload } from './push-provider';
@@ -60,10 +61,6 @@ export interface PayloadContext {
   emptyTopicName: string;
 }
 
-/** Zulip's UserProfile.INACCESSIBLE_USER_NAME and avatar. */
-export const INACCESSIBLE_USER_NAME = 'Unknown user';
-const INACCESSIBLE_AVATAR_PATH = '/static/images/unknown-user-avatar.png';
-
 /** Zulip shows a notification for a day at most (APNs time_to_live). */
 const APNS_TIME_TO_LIVE_SECONDS = 24 * 3600;
 /** Newest message ids kept in a remove payload (APNs' 4 KB limit). */
@@ -108,7 +105,7 @@ function senderIdentity(realm: PushRealm, message: PushMessage, recipient: PushR
     return {
       email: `user${message.sender.id}@${hostnameOf(realm.url) ?? 'unknown'}`,
       fullName: INACCESSIBLE_USER_NAME,
-      avatarUrl: absoluteUrl(INACCESSIBLE_AVATAR_PATH, realm.url),
+      avatarUrl: absoluteUrl(INACCESSIBLE_USER_AVATAR_PATH, realm.url),
     };
   }
   return {

@@ -121,7 +121,11 @@ export class RegisterService {
     // A fresh realm object: settings may have changed since the auth cache loaded it.
     const realm = await this.realms.getRealm(auth.realm.id);
     if (want('realm')) Object.assign(state, await this.realmState(realm));
-    if (want('realm_user')) Object.assign(state, await this.realmUserState(auth, realm, args.client_gravatar));
+    if (want('realm_user'))
+      Object.assign(
+        state,
+        await this.realmUserState(auth, realm, args.client_gravatar, capabilities.user_list_incomplete === true),
+      );
     if (want('realm_user_groups')) {
       state.realm_user_groups = await this.userGroups.listGroupsForApi(realm.id, {
         includeDeactivated: capabilities.include_deactivated_groups === true,
@@ -159,6 +163,7 @@ export class RegisterService {
         slim: args.slim_presence,
         lastUpdateId: null,
         historyLimitDays: args.presence_history_limit_days ?? null,
+        viewer: auth.user,
       });
       state.presences = presence.presences;
       state.presence_last_update_id = presence.presence_last_update_id;
@@ -434,8 +439,15 @@ export class RegisterService {
     auth: AuthContext,
     realm: Realm,
     clientGravatar: boolean,
+    userListIncomplete: boolean,
   ): Promise<Record<string, unknown>> {
-    const all = await this.users.listUsers(auth.user, realm, { clientGravatar, includeCustomProfileFields: true });
+    // Zulip's get_raw_user_data: users a restricted guest may not see are left out for clients
+    // with the user_list_incomplete capability, else sent as "Unknown user" (active) placeholders.
+    const all = await this.users.listUsers(auth.user, realm, {
+      clientGravatar,
+      includeCustomProfileFields: true,
+      userListIncomplete,
+    });
     const me = auth.user;
     const createPublic = await this.holds(auth, realm, 'can_create_public_channel_group');
     const createPrivate = await this.holds(auth, realm, 'can_create_private_channel_group');

@@ -6,6 +6,8 @@ import { Errors } from '../common/errors/zulip-error';
 import { runInTransaction } from '../database/transaction';
 import { realmUserUpdateEvent, userGroupMembersEvent, type ClientEvent } from '../events/client-events';
 import { DomainEventBus } from '../events/domain-event-bus';
+import { AccessTarget, inaccessibleUserDict } from './user-access';
+import { UserAccessService } from './user-access.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -49,6 +51,7 @@ export class UserAdminService {
     private readonly auth: AuthService,
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
+    private readonly userAccess: UserAccessService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -61,6 +64,22 @@ export class UserAdminService {
 
   private async recipients(realmId: number): Promise<number[]> {
     return (await this.repository.activeUsersInRealm(realmId)).map((u) => u.id);
+  }
+
+  /** The active users (rows) who may see `target`. */
+  private async usersWhoCanAccess(realm: Realm, target: AccessTarget): Promise<Array<{ id: number; role: number }>> {
+    const users = await this.repository.activeUsersInRealm(realm.id);
+    const ids = new Set(await this.userAccess.whoCanAccess(realm, target, users));
+    return users.filter((u) => ids.has(u.id));
+  }
+
+  /**
+   * The recipients of an event carrying data about `target`: the active users who may see them
+   * (Zulip's get_user_ids_who_can_access_user). Group-membership events still go to everyone.
+   */
+  private async recipientsAbout(realmId: number, target: AccessTarget): Promise<number[]> {
+    const users = await this.repository.activeUsersInRealm(realmId);
+    return this.userAccess.whoCanAccess(await this.realms.getRealm(realmId), target, users);
   }
 
   private send(realmId: number, event: ClientEvent, userIds: number[]): void {
@@ -101,13 +120,18 @@ export class UserAdminService {
           this.send(
             realmId,
             realmUserUpdateEvent({ user_id: target.id, full_name: name }),
-            await this.recipients(realmId),
+            await this.recipientsAbout(realmId, target),
           );
           await this.invalidateAfterCommit(target.id);
         }
       }
       if (input.profileData !== undefined) {
-        await this.profileData.updateProfileData(realmId, target.id, input.profileData, await this.recipients(realmId));
+        await this.profileData.updateProfileData(
+          realmId,
+          target.id,
+          input.profileData,
+          await this.recipientsAbout(realmId, target),
+        );
       }
       if (input.newEmail !== undefined && input.newEmail !== target.deliveryEmail) {
         await this.changeEmail(auth.realm, target, input.newEmail);
@@ -125,7 +149,7 @@ export class UserAdminService {
     const oldRole = target.role;
     await this.repository.update(target.id, { role });
     const recipients = await this.recipients(realmId);
-    this.send(realmId, realmUserUpdateEvent({ user_id: target.id, role }), recipients);
+    this.send(realmId, realmUserUpdateEvent({ user_id: target.id, role }), await this.recipientsAbout(realmId, target));
     const system = await this.groupSettings.systemGroupIds(realmId);
     const oldGroups = roleGroupsFor(oldRole).map((n) => system.get(n)!);
     const newGroups = roleGroupsFor(role).map((n) => system.get(n)!);
@@ -165,7 +189,7 @@ export class UserAdminService {
    */
   async changeDeliveryEmail(realm: Realm, target: UserProfile, newEmail: string): Promise<void> {
     await this.repository.update(target.id, { deliveryEmail: newEmail });
-    const users = await this.repository.activeUsersInRealm(realm.id);
+    const users = await this.usersWhoCanAccess(realm, target);
     const visibility = target.settings.email_address_visibility;
     const seeing = users.filter((u) => u.id === target.id || canSeeDeliveryEmail(u.role, visibility)).map((u) => u.id);
     this.send(realm.id, realmUserUpdateEvent({ user_id: target.id, delivery_email: newEmail }), seeing);
@@ -240,7 +264,9 @@ export class UserAdminService {
   private async setActive(realmId: number, user: UserProfile, active: boolean): Promise<void> {
     await this.repository.update(user.id, { isActive: active });
     const recipients = await this.recipients(realmId);
-    this.send(realmId, realmUserUpdateEvent({ user_id: user.id, is_active: active }), recipients);
+    // Those who could see the user while active are told (deactivation and reactivation alike).
+    const told = await this.recipientsAbout(realmId, { id: user.id, isBot: user.isBot, isActive: true });
+    this.send(realmId, realmUserUpdateEvent({ user_id: user.id, is_active: active }), told);
     if (user.isBot) {
       // Those who administer the bot (bot_owner_user_ids: administrators and the owner) keep
       // it in realm_bots: a realm_bot update tells them (feature level 222).
@@ -307,12 +333,15 @@ export class UserAdminService {
         profile_data: {},
       });
       const recipients = users.map((u) => u.id);
-      // Each recipient sees the new user as their role allows (delivery_email).
-      this.events.sendOnCommitPerQueue(realm.id, 'realm_user', recipients, (_queue, userId) => ({
-        type: 'realm_user',
-        op: 'add',
-        person: person(userId),
-      }));
+      // Each recipient sees the new user as their role allows (delivery_email); guests who may
+      // not see the new user (notify_created_user) get the "Unknown user" placeholder.
+      const seeing = new Set(await this.userAccess.whoCanAccess(realm, user, users));
+      // Clients with user_list_incomplete leave inaccessible users out of their list: no event.
+      this.events.sendOnCommitPerQueue(realm.id, 'realm_user', recipients, (queue, userId) => {
+        if (seeing.has(userId)) return { type: 'realm_user', op: 'add', person: person(userId) };
+        if (queue.options.clientCapabilities.user_list_incomplete === true) return { type: 'heartbeat' };
+        return { type: 'realm_user', op: 'add', person: inaccessibleUserDict(user.id, host) };
+      });
       // do_create_user: the new user joins its role's system groups (role:members, then
       // role:fullmembers), announced like any membership change.
       const system = await this.groupSettings.systemGroupIds(realm.id);

@@ -20,6 +20,7 @@ import { AuthService } from './auth.service';
 import { EmailChangeService } from './email-change.service';
 import { SETTINGS_PARAM_ORDER, type UpdateSettingsArgs } from './dto/settings.dto';
 import { isAvailableLanguage, LANGUAGE_NAMES } from './languages';
+import { UserAccessService } from './user-access.service';
 import { apiEmail, canSeeDeliveryEmail, EmailVisibility, userAvatarUrl } from './user-format';
 import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
 import { UserProfile } from './user.entity';
@@ -56,6 +57,7 @@ export class UserSettingsService {
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
     private readonly emailChange: EmailChangeService,
+    private readonly userAccess: UserAccessService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -134,13 +136,23 @@ export class UserSettingsService {
     await this.repository.update(user.id, { passwordHash: await hashPassword(newPassword) });
   }
 
-  /** check_change_full_name: the `realm_user` update goes to everyone in the realm. */
+  /**
+   * The active users who may see `user` (can_access_all_users_group): the recipients of the
+   * `realm_user` updates about them (Zulip's get_user_ids_who_can_access_user).
+   */
+  private async usersWhoCanAccess(user: UserProfile): Promise<Array<{ id: number; role: number }>> {
+    const users = await this.repository.activeUsersInRealm(user.realmId);
+    const ids = new Set(await this.userAccess.whoCanAccess(await this.realms.getRealm(user.realmId), user, users));
+    return users.filter((u) => ids.has(u.id));
+  }
+
+  /** check_change_full_name: the `realm_user` update goes to those who may see the user. */
   private async changeFullName(user: UserProfile, raw: string): Promise<void> {
     const name = checkFullName(raw);
     if (name === user.fullName) return;
     await this.repository.update(user.id, { fullName: name });
     user.fullName = name;
-    const everyone = (await this.repository.activeUsersInRealm(user.realmId)).map((u) => u.id);
+    const everyone = (await this.usersWhoCanAccess(user)).map((u) => u.id);
     this.events.sendOnCommit(user.realmId, realmUserUpdateEvent({ user_id: user.id, full_name: name }), everyone);
     await this.auth.userChanged(user.id);
   }
@@ -193,17 +205,17 @@ export class UserSettingsService {
 
   /** Everyone sees a user's time zone (realm_user update with email and timezone). */
   private async announceTimezone(user: UserProfile, host: string, timezone: string): Promise<void> {
-    const everyone = (await this.repository.activeUsersInRealm(user.realmId)).map((u) => u.id);
+    const everyone = (await this.usersWhoCanAccess(user)).map((u) => u.id);
     const person = { user_id: user.id, email: apiEmail(user, host), timezone };
     this.events.sendOnCommit(user.realmId, realmUserUpdateEvent(person), everyone);
   }
 
   /**
    * send_delivery_email_update_events, and when "everyone" is the old or the new visibility the
-   * change of the API email (`new_email`) and of the avatar URL, to everyone.
+   * change of the API email (`new_email`) and of the avatar URL, to those who may see the user.
    */
   private async announceEmailVisibility(user: UserProfile, host: string, before: number, after: number) {
-    const users = (await this.repository.activeUsersInRealm(user.realmId)).filter((u) => u.id !== user.id);
+    const users = (await this.usersWhoCanAccess(user)).filter((u) => u.id !== user.id);
     const gained = users.filter((u) => !canSeeDeliveryEmail(u.role, before) && canSeeDeliveryEmail(u.role, after));
     const lost = users.filter((u) => canSeeDeliveryEmail(u.role, before) && !canSeeDeliveryEmail(u.role, after));
     const send = (person: Parameters<typeof realmUserUpdateEvent>[0], ids: number[]) => {

@@ -40,3 +40,22 @@ export class UserMutedEvent {
     readonly mutedUserId: number,
   ) {}
 }
+
+/**
+ * A question (answered in the publisher's call, like channels' EmptyTopicOnlyRequestedEvent): who
+ * shares a conversation with `userId`? Published by UserAccessService for restricted guests (and
+ * for the users they may or may not see); messaging, which owns direct-message groups and reads
+ * subscriptions, fills both sets with one query. `among`, when given, limits the answer to those ids.
+ */
+export class ConversationPeersRequestedEvent {
+  /** Users subscribed to a channel `userId` is subscribed to (active or not: the rule checks). */
+  readonly channelPeers = new Set<number>();
+  /** Participants of the direct-message conversations of `userId`. */
+  readonly directPeers = new Set<number>();
+
+  constructor(
+    readonly realmId: number,
+    readonly userId: number,
+    readonly among: readonly number[] | null,
+  ) {}
+}

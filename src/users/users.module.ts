@@ -1,3 +1,4 @@
+import { UserAccessService } from './user-access.service';
 import { MutedUsersController } from './muted-users.controller';
 import { MutedUsersRepository } from './muted-users.repository';
 import { MutedUsersService } from './muted-users.service';
@@ -46,6 +47,7 @@ import { OwnUserFields } from './own-user-fields';
     BasicStrategy,
     PrincipalService,
     UserDirectoryService,
+    UserAccessService,
     GroupSettingsService,
     UserGroupsQueryService,
     UserGroupsService,
@@ -72,6 +74,7 @@ import { OwnUserFields } from './own-user-fields';
     UserAdminService,
     PrincipalService,
     UserDirectoryService,
+    UserAccessService,
     UsersService,
     GroupSettingsService,
     UserGroupsQueryService,

@@ -17,6 +17,8 @@ import { canSeeDeliveryEmail, userDict } from './user-format';
 import { ProfileDataService } from './profile-data.service';
 import { OwnUserFields } from './own-user-fields';
 import { UsersRepository } from './users.repository';
+import { canAccessUser, inaccessibleUserDict } from './user-access';
+import { UserAccessService } from './user-access.service';
 import { UserErrors } from './user.errors';
 
 export interface CreateUserInput {
@@ -72,6 +74,7 @@ export class UsersService {
     private readonly auth: AuthService,
     private readonly profileData: ProfileDataService,
     private readonly ownUserFields: OwnUserFields,
+    private readonly userAccess: UserAccessService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly loginThrottle: LoginThrottle,
   ) {}
@@ -211,28 +214,48 @@ export class UsersService {
     if (realm.deactivated) throw Errors.realmDeactivated();
   }
 
+  /**
+   * Zulip's get_users_for_api over the realm (or `userIds`). Users a restricted guest may not see
+   * are left out (`user_list_incomplete`, the default of GET /users) or, for clients without that
+   * capability, replaced by the "Unknown user" placeholder (users/user-access.ts).
+   */
   async listUsers(
     viewer: UserProfile,
     realm: Realm,
-    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
+    opts: {
+      clientGravatar: boolean;
+      includeCustomProfileFields: boolean;
+      userIds?: number[];
+      userListIncomplete?: boolean;
+    },
   ): Promise<Record<string, unknown>[]> {
     const rows = await this.users.listInRealm(realm.id, opts.userIds);
     if (opts.userIds) {
       const found = new Set(rows.map((r) => r.id));
       for (const id of opts.userIds) if (!found.has(id)) throw UserErrors.invalidId(id);
     }
+    const access = await this.userAccess.forViewer(viewer, realm, opts.userIds);
     const host = this.realms.realmHost(realm);
     const profiles = opts.includeCustomProfileFields
       ? await this.profileData.profileDataByUser(realm.id, opts.userIds)
       : undefined;
-    return rows.map((u) =>
-      userDict(u, {
-        viewer,
-        realmHost: host,
-        clientGravatar: opts.clientGravatar,
-        profileData: profiles ? (profiles.get(u.id) ?? {}) : undefined,
-      }),
-    );
+    // In the rows' order (by id), placeholders included: clients index users by id.
+    const out: Record<string, unknown>[] = [];
+    for (const u of rows) {
+      if (!canAccessUser(access, u)) {
+        if (opts.userListIncomplete === false) out.push(inaccessibleUserDict(u.id, host));
+        continue;
+      }
+      out.push(
+        userDict(u, {
+          viewer,
+          realmHost: host,
+          clientGravatar: opts.clientGravatar,
+          profileData: profiles ? (profiles.get(u.id) ?? {}) : undefined,
+        }),
+      );
+    }
+    return out;
   }
 
   async getUser(
@@ -294,7 +317,7 @@ export class UsersService {
   ): Promise<UserProfile> {
     const target = await this.users.findByIdInRealm(realm.id, userId);
     if (!target) throw UserErrors.noSuchUser();
-    return this.accessUserCommon(viewer, target, opts);
+    return this.accessUserCommon(viewer, realm, target, opts);
   }
 
   /**
@@ -315,13 +338,27 @@ export class UsersService {
     if (!target || !canSeeDeliveryEmail(viewer.role, target.settings.email_address_visibility)) {
       throw UserErrors.noSuchUser();
     }
-    return this.accessUserCommon(viewer, target, opts);
+    return this.accessUserCommon(viewer, realm, target, opts);
   }
 
-  private accessUserCommon(viewer: UserProfile, target: UserProfile, opts: AccessUserOptions): UserProfile {
+  /**
+   * Zulip's access_user_common: bots and deactivated users unless allowed; reading a user needs
+   * access to them (can_access_all_users_group: "Insufficient permission", as Zulip), administering
+   * them needs can_admin_user.
+   */
+  private async accessUserCommon(
+    viewer: UserProfile,
+    realm: Realm,
+    target: UserProfile,
+    opts: AccessUserOptions,
+  ): Promise<UserProfile> {
     if (target.isBot && !opts.allowBots) throw UserErrors.noSuchUser();
     if (!target.isActive && !opts.allowDeactivated) throw UserErrors.deactivated();
-    if (opts.forAdmin && !canAdminUser(viewer, target)) throw Errors.insufficientPermission();
+    if (!opts.forAdmin) {
+      if (!(await this.userAccess.canAccess(viewer, realm, target))) throw Errors.insufficientPermission();
+      return target;
+    }
+    if (!canAdminUser(viewer, target)) throw Errors.insufficientPermission();
     return target;
   }
 

@@ -9,6 +9,7 @@
  * with no capabilities (as zulip-terminal registers, with subscribers).
  */
 import { AuthService } from '../../../src/users/auth.service';
+import { RealmService } from '../../../src/realm/realm.service';
 import { PresenceService } from '../../../src/presence/presence.service';
 import { Clock } from '../../../src/messaging/clock';
 import { ScheduledDeliveryService } from '../../../src/scheduled-messages/scheduled-delivery.service';
@@ -389,6 +390,34 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         () => ok(t, 'post', '/users', IAGO, { email: 'newbie@zulip.com', password: 'secret-123', full_name: 'Newbie' }),
         { expectTypes: ['realm_user'] },
       );
+    });
+
+    it('realm_user add and update seen by a guest restricted by can_access_all_users_group', async () => {
+      const members = (await ok(t, 'get', '/user_groups', IAGO)).user_groups as Array<{ id: number; name: string }>;
+      const group = (name: string) => members.find((g) => g.name === name)!.id;
+      await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+        group('role:members'),
+      ]);
+      t.app.get(RealmService).invalidate();
+      try {
+        await ok(t, 'delete', '/users/me/subscriptions', POLONIUS, { subscriptions: ['Verona'] });
+        await verify(POLONIUS, () =>
+          ok(t, 'post', '/users', IAGO, { email: 'stranger@zulip.com', password: 'secret-123', full_name: 'Stranger' }),
+        );
+        const stranger = await userId(t, 'stranger@zulip.com');
+        await verify(POLONIUS, () => ok(t, 'patch', `/users/${stranger}`, IAGO, { full_name: 'Stranger Still' }), {
+          noEvents: true,
+        });
+      } finally {
+        await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+          group('role:everyone'),
+        ]);
+        t.app.get(RealmService).invalidate();
+        await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+          subscriptions: [{ name: 'Verona' }],
+          principals: [await userId(t, POLONIUS)],
+        });
+      }
     });
 
     it('realm_user update (name, custom profile field)', async () => {

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { DomainEventBus } from '../events/domain-event-bus';
+import type { Realm } from '../realm/realm.entity';
+import { accessesAllUsers, isGuest } from './principal';
+import { PrincipalService } from './principal.service';
+import { AccessTarget, canAccessUser, UserAccess, whoCanAccess } from './user-access';
+import { ConversationPeersRequestedEvent } from './users.domain-events';
+
+type RealmAccessSetting = Pick<Realm, 'id' | 'can_access_all_users_group'>;
+
+/**
+ * can_access_all_users_group, everywhere user data leaves the server (rules in user-access.ts).
+ * Nothing is loaded unless the realm restricts access and a guest is involved; then one query
+ * (messaging's answer to ConversationPeersRequestedEvent) gives a user's peers, whatever the
+ * number of users asked about.
+ */
+@Injectable()
+export class UserAccessService {
+  constructor(
+    private readonly principals: PrincipalService,
+    private readonly bus: DomainEventBus,
+  ) {}
+
+  /** Zulip's user_access_restricted_in_realm (for humans): is the setting anything but role:everyone? */
+  async realmRestricts(realm: RealmAccessSetting): Promise<boolean> {
+    const system = await this.principals.systemGroupIds(realm.id);
+    return realm.can_access_all_users_group !== system.get('role:everyone');
+  }
+
+  /**
+   * Whom `viewer` may see. A restricted guest's peers are loaded (limited to `among` when the
+   * caller asks about a few users only); anyone else sees everyone, with no query.
+   */
+  async forViewer(
+    viewer: { id: number; role: number },
+    realm: RealmAccessSetting,
+    among?: readonly number[],
+  ): Promise<UserAccess> {
+    const system = await this.principals.systemGroupIds(realm.id);
+    if (accessesAllUsers(viewer, realm.can_access_all_users_group, system)) {
+      return { restricted: false, viewerId: viewer.id };
+    }
+    return this.peers(realm.id, viewer.id, among ?? null);
+  }
+
+  /** Zulip's check_can_access_user for one target. */
+  async canAccess(
+    viewer: { id: number; role: number },
+    realm: RealmAccessSetting,
+    target: AccessTarget,
+  ): Promise<boolean> {
+    if (viewer.id === target.id || target.isBot) return true;
+    return canAccessUser(await this.forViewer(viewer, realm, [target.id]), target);
+  }
+
+  /**
+   * Zulip's get_user_ids_who_can_access_user: the ids among `candidates` (active users and their
+   * roles, the recipients an event about `target` would have) that may see `target`.
+   */
+  async whoCanAccess(
+    realm: RealmAccessSetting,
+    target: AccessTarget,
+    candidates: ReadonlyArray<{ id: number; role: number }>,
+  ): Promise<number[]> {
+    if (target.isBot || !(await this.realmRestricts(realm))) return candidates.map((c) => c.id);
+    const guests = candidates.filter((c) => isGuest(c)).map((c) => c.id);
+    const peers: UserAccess =
+      guests.length === 0
+        ? { restricted: true, viewerId: target.id, channelPeers: new Set<number>(), directPeers: new Set<number>() }
+        : await this.peers(realm.id, target.id, guests);
+    return whoCanAccess(target, candidates, peers);
+  }
+
+  /**
+   * The ids among `candidateIds` (any users of the realm) that may not see `target`: the send
+   * path's question for a channel message whose sender is not subscribed (Zulip's do_send_messages
+   * shows such a sender to those guests as "Unknown user"). Roles are loaded only when the realm
+   * restricts access.
+   */
+  async whoCannotAccess(realm: RealmAccessSetting, target: AccessTarget, candidateIds: number[]): Promise<Set<number>> {
+    if (target.isBot || candidateIds.length === 0 || !(await this.realmRestricts(realm))) return new Set();
+    const principals = await this.principals.ofMany(candidateIds);
+    const candidates = candidateIds.map((id) => ({ id, role: principals.get(id)?.role ?? 0 }));
+    const seeing = new Set(await this.whoCanAccess(realm, target, candidates));
+    return new Set(candidateIds.filter((id) => !seeing.has(id)));
+  }
+
+  private async peers(realmId: number, userId: number, among: readonly number[] | null): Promise<UserAccess> {
+    const question = new ConversationPeersRequestedEvent(realmId, userId, among);
+    await this.bus.publish(question);
+    return {
+      restricted: true,
+      viewerId: userId,
+      channelPeers: question.channelPeers,
+      directPeers: question.directPeers,
+    };
+  }
+}
