@@ -278,9 +278,15 @@ describe('reading channels', () => {
       ];
       for (const [label, email, path, params] of cases) {
         await call(t, 'get', path, email, params); // warm the auth and realm caches
-        const { result, count } = await countQueries(() => call(t, 'get', path, email, params));
-        expect(result.status).toBe(200);
-        out[label] = count;
+        // The fewer of two runs: a cache entry that expires between the warm-up and the measured
+        // request on a slow machine (the realm row lives 2 s) must not count as a query more.
+        let fewest = Infinity;
+        for (let i = 0; i < 2; i++) {
+          const { result, count } = await countQueries(() => call(t, 'get', path, email, params));
+          expect(result.status).toBe(200);
+          fewest = Math.min(fewest, count);
+        }
+        out[label] = fewest;
       }
       return out;
     }
