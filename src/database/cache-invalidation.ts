@@ -9,7 +9,7 @@ import { currentManager, onCommit } from './transaction';
  * What a per-process cache holds, by name. `ids` say which entries went stale (users for `user`,
  * realms for the realm-keyed caches); `null` means "everything" (sent after the channel was down).
  */
-export type InvalidationTopic = 'user' | 'realm' | 'muted-users' | 'linkifiers';
+export type InvalidationTopic = 'user' | 'realm' | 'muted-users' | 'linkifiers' | 'realm-emoji';
 export type InvalidationHandler = (ids: readonly number[] | null) => void;
 
 /** The PostgreSQL notification channel every process LISTENs on. */

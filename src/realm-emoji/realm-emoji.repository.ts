@@ -22,13 +22,12 @@ export class RealmEmojiRepository {
     );
   }
 
-  /** The active emoji of the realm with one of these names (Markdown rendering). */
-  activeByNames(realmId: number, names: string[]): Promise<Array<{ id: number; name: string; fileName: string }>> {
-    if (names.length === 0) return Promise.resolve([]);
+  /** Every active emoji of the realm (what Markdown renders), by name. */
+  activeInRealm(realmId: number): Promise<Array<{ id: number; name: string; fileName: string }>> {
     return this.em.query(
       `SELECT id, name, file_name AS "fileName" FROM realm_emoji
-        WHERE realm_id = $1 AND name = ANY($2::text[]) AND NOT deactivated AND file_name IS NOT NULL`,
-      [realmId, names],
+        WHERE realm_id = $1 AND NOT deactivated AND file_name IS NOT NULL`,
+      [realmId],
     );
   }
 

@@ -6,6 +6,7 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
 import { Role } from '../common/roles';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { runInTransaction } from '../database/transaction';
 import type { RealmEmojiDict } from '../events/client-events';
 import { EventsService } from '../events/events.service';
@@ -32,6 +33,14 @@ import {
 } from './realm-emoji.policy';
 import { RealmEmojiRepository } from './realm-emoji.repository';
 
+/** How long a process keeps a realm's active emoji (a backstop: changes reach every process at once). */
+const ACTIVE_EMOJI_CACHE_MS = 60_000;
+
+interface ActiveEmoji {
+  id: number;
+  fileName: string;
+}
+
 /** emoji_as_emojiinfo: one emoji as GET /realm/emoji, /register and events show it. */
 export function emojiDict(row: RealmEmoji): RealmEmojiDict {
   const fileName = row.fileName ?? '';
@@ -53,6 +62,8 @@ export function emojiDict(row: RealmEmoji): RealmEmojiDict {
 @Injectable()
 export class RealmEmojiService {
   private readonly logger = new Logger('RealmEmoji');
+  /** Each realm's active emoji by name, for rendering (Zulip's realm emoji cache). */
+  private readonly active = new Map<number, { at: number; byName: Promise<ReadonlyMap<string, ActiveEmoji>> }>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -62,7 +73,13 @@ export class RealmEmojiService {
     private readonly directory: UserDirectoryService,
     private readonly events: EventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('realm-emoji', (realmIds) => {
+      if (realmIds === null) this.active.clear();
+      else for (const id of realmIds) this.active.delete(id);
+    });
+  }
 
   /** get_all_custom_emoji_for_realm: every emoji of the realm by id, deactivated ones included. */
   async list(realmId: number): Promise<Record<string, RealmEmojiDict>> {
@@ -147,8 +164,32 @@ export class RealmEmojiService {
     names: readonly string[],
   ): Promise<Array<{ id: string; name: string; sourceUrl: string }>> {
     const candidates = [...new Set(names)].filter(isPossibleEmojiName);
-    const rows = await this.repo.activeByNames(realmId, candidates);
-    return rows.map((r) => ({ id: String(r.id), name: r.name, sourceUrl: emojiUrl(realmId, r.fileName) }));
+    if (candidates.length === 0) return [];
+    const byName = await this.activeByName(realmId);
+    return candidates.flatMap((name) => {
+      const e = byName.get(name);
+      return e ? [{ id: String(e.id), name, sourceUrl: emojiUrl(realmId, e.fileName) }] : [];
+    });
+  }
+
+  /**
+   * The realm's active emoji, cached per process: a send that names `:smile:` reads nothing.
+   * Changes drop the entry in every process (CacheInvalidation); the age is a backstop. The load
+   * is shared by the requests that arrive while it runs; one that an invalidation overtook is
+   * used once and not kept.
+   */
+  private activeByName(realmId: number): Promise<ReadonlyMap<string, ActiveEmoji>> {
+    const hit = this.active.get(realmId);
+    if (hit && Date.now() - hit.at < ACTIVE_EMOJI_CACHE_MS) return hit.byName;
+    const entry = {
+      at: Date.now(),
+      byName: this.repo.activeInRealm(realmId).then((rows) => new Map(rows.map((r) => [r.name, r]))),
+    };
+    if (this.invalidation.canCache) this.active.set(realmId, entry);
+    entry.byName.catch(() => {
+      if (this.active.get(realmId) === entry) this.active.delete(realmId);
+    });
+    return entry.byName;
   }
 
   /**
@@ -169,6 +210,7 @@ export class RealmEmojiService {
   }
 
   private async notify(realmId: number): Promise<void> {
+    await this.invalidation.publishOnCommit('realm-emoji', [realmId]);
     this.events.sendOnCommit(
       realmId,
       { type: 'realm_emoji', op: 'update', realm_emoji: await this.list(realmId) },

@@ -16,6 +16,7 @@ import { loadConfig } from '../../../src/common/config/config';
 import { CacheInvalidation } from '../../../src/database/cache-invalidation';
 import { RealmService } from '../../../src/realm/realm.service';
 import { LinkifierService } from '../../../src/linkifiers/linkifier.service';
+import { RealmEmojiService } from '../../../src/realm-emoji/realm-emoji.service';
 import { MutedUsersService } from '../../../src/users/muted-users.service';
 import { UsersService } from '../../../src/users/users.service';
 import { expectError } from '../../helpers/api';
@@ -206,6 +207,23 @@ describe('authentication cache invalidation across processes', () => {
       expect(added.status).toBe(200);
     });
     expect((await linkifiers.forRendering(realmId)).compiled).toHaveLength(1);
+  });
+
+  it('the custom emoji cache rides on it too: an emoji removed on A stops rendering on B', async () => {
+    await a
+      .get(DataSource)
+      .query(
+        `INSERT INTO realm_emoji (realm_id, name, author_id, file_name) VALUES ($1, 'cached_tick', $2, 'cached_tick.png')`,
+        [realmId, await userId(DESDEMONA)],
+      );
+    const emoji = b.get(RealmEmojiService);
+    expect((await emoji.forRendering(realmId, ['cached_tick'])).map((e) => e.name)).toEqual(['cached_tick']);
+    // Cached on B: rendering another name of the realm reads nothing.
+    expect((await countQueries(() => emoji.forRendering(realmId, ['smile', 'cached_tick']))).count).toBe(0);
+    await heardOnB(async () =>
+      expect((await on(a).send('delete', '/realm/emoji/cached_tick', DESDEMONA)).status).toBe(200),
+    );
+    expect(await emoji.forRendering(realmId, ['cached_tick'])).toEqual([]);
   });
 
   it('while the listener is down nothing is cached; after it reconnects everything is dropped', async () => {
