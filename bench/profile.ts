@@ -11,7 +11,7 @@
  *
  * Options: --seconds N (15), --users N, --channels N, --messages N (1000000), --json FILE.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { tempDir } from './lib/children';
@@ -397,6 +397,8 @@ async function main(): Promise<void> {
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile was written');
   const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as CpuProfile;
+  const keepIdx = argv.indexOf('--cpuprofile');
+  if (keepIdx >= 0) copyFileSync(join(profDir, file), argv[keepIdx + 1]);
 
   log('EXPLAIN (ANALYZE, BUFFERS) of one warm fetch and one warm send (auto_explain)');
   const explainServer = await startBenchProduct(env);
