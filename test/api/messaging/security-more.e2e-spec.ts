@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { waitFor } from '../../helpers/jobs';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
@@ -183,6 +184,16 @@ describe('message access security: more endpoints, other realms, former subscrib
     await expectLikeMissing({ email: LEAR, realm: 'lear' }, m.id, m);
     // Even a public channel message of another realm.
     const pub = await sendChannel(t, HAMLET, 'Verona', 'public', `public [plans](${m.url})`);
+    // The link makes the file public to the realm, after the send's commit (uploads' handler):
+    // the snapshot is taken once that has happened, so only the refused requests can change it.
+    await waitFor(async () => {
+      const rows = await t.dataSource.query<Array<{ is_realm_public: boolean | null }>>(
+        `SELECT a.is_realm_public FROM attachment a JOIN attachment_message am ON am.attachment_id = a.id
+          WHERE am.message_id = $1`,
+        [pub],
+      );
+      return rows[0]?.is_realm_public === true;
+    });
     await expectLikeMissing({ email: LEAR, realm: 'lear' }, pub, m);
   });
 
