@@ -28,7 +28,9 @@ export interface EventQueueBackend {
   deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: QueueCustomizer): Promise<void>;
   /**
    * GET /events: acknowledge through `lastEventId` (Zulip's prune rules and errors), then return
-   * pending events, or long-poll until one arrives (a heartbeat after `heartbeatMs`).
+   * pending events, or long-poll until one arrives (a heartbeat after `heartbeatMs`). `onClose`
+   * is called exactly when the poll parks (callers rely on that to tell a parked poll from one
+   * answered at once); its callback ends the parked poll.
    */
   getEvents(
     userId: number,

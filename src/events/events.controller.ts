@@ -1,8 +1,9 @@
-import { Controller, Delete, Get, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Delete, Get, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import type { AuthContext } from '../common/auth/auth.types';
 import { CurrentUser } from '../common/auth/decorators';
 import { Errors } from '../common/errors/zulip-error';
+import { countUnparkedPoll } from '../common/rate-limit/rate-limit.guard';
 import { Args } from '../common/http/params';
 import { DeleteQueueArgs, GetEventsArgs } from './dto/events.dto';
 import { EventsService } from './events.service';
@@ -15,14 +16,24 @@ export class EventsController {
   async get(
     @CurrentUser() auth: AuthContext,
     @Args(GetEventsArgs) args: GetEventsArgs,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
-    if (args.queue_id === undefined) throw Errors.missingArgumentPlain('queue_id');
-    if (args.last_event_id === undefined) throw Errors.missingArgumentPlain('last_event_id');
-    const events = await this.events.getEvents(auth.user.id, args.queue_id, args.last_event_id, args.dont_block, (cb) =>
-      // 'close' on the response fires when the client goes away before we answer.
-      res.on('close', cb),
-    );
+    // Only a poll that parks is free of the rate limit; one answered at once (events pending, or
+    // an error) counts like any request, so re-reading unacknowledged events is limited too.
+    let parked = false;
+    let events;
+    try {
+      if (args.queue_id === undefined) throw Errors.missingArgumentPlain('queue_id');
+      if (args.last_event_id === undefined) throw Errors.missingArgumentPlain('last_event_id');
+      events = await this.events.getEvents(auth.user.id, args.queue_id, args.last_event_id, args.dont_block, (cb) => {
+        // Called only when the poll parks; 'close' fires when the client goes away first.
+        parked = true;
+        res.on('close', cb);
+      });
+    } finally {
+      if (!parked) await countUnparkedPoll(req);
+    }
     return { events };
   }
 

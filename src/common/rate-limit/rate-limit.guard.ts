@@ -6,12 +6,25 @@ import { RateLimiter } from './rate-limiter';
 
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
 
+const DEFERRED_COUNT = Symbol('rateLimitDeferredCount');
+
 interface RateLimitedRequest {
   user?: AuthContext;
   path: string;
   method: string;
   query?: Record<string, unknown>;
   body?: unknown;
+  [DEFERRED_COUNT]?: () => Promise<void>;
+}
+
+/**
+ * GET /events without `dont_block`: the guard cannot know yet whether the poll will park, so it
+ * leaves the counting to the handler, which calls this once it knows the poll was answered at
+ * once (events were already pending, or it failed). A parked poll never calls it and stays uncounted. Throws
+ * RATE_LIMIT_HIT when the user is over the limit; a no-op when the guard deferred nothing.
+ */
+export async function countUnparkedPoll(req: object): Promise<void> {
+  await (req as RateLimitedRequest)[DEFERRED_COUNT]?.();
 }
 
 /**
@@ -28,8 +41,9 @@ function isLongPoll(req: RateLimitedRequest): boolean {
 /**
  * Zulip's per-user API rate limit: every authenticated request is counted; over the limit the
  * answer is 429 RATE_LIMIT_HIT with `retry-after` and the X-RateLimit-* headers (Reset is an
- * absolute UNIX time). Long-polls of GET /events are not counted; GET /events with
- * `dont_block=true` answers at once, like any request, and is counted.
+ * absolute UNIX time). GET /events with `dont_block=true` answers at once, like any request, and
+ * is counted here; a GET /events without it is counted by the handler (countUnparkedPoll) only
+ * when it is answered at once because events were pending, so only a poll that parks is free.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -39,16 +53,26 @@ export class RateLimitGuard implements CanActivate {
     if (!this.limiter.enabled) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<RateLimitedRequest>();
-    if (!req.user || isLongPoll(req)) return true;
-    const decision = await this.limiter.check(`user:${req.user.user.id}`);
-    if (!decision) return true;
+    if (!req.user) return true;
+    const key = `user:${req.user.user.id}`;
     const res = http.getResponse<Response>();
+    if (isLongPoll(req)) {
+      req[DEFERRED_COUNT] = () => this.count(key, res);
+      return true;
+    }
+    await this.count(key, res);
+    return true;
+  }
+
+  /** Records a request for `key`; sets the X-RateLimit-* headers; throws when over the limit. */
+  private async count(key: string, res: Response): Promise<void> {
+    const decision = await this.limiter.check(key);
+    if (!decision) return;
     res.setHeader('X-RateLimit-Limit', String(decision.limit));
     res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
     res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
     if (decision.limited) {
       throw Errors.rateLimited(decision.retryAfter);
     }
-    return true;
   }
 }

@@ -76,6 +76,64 @@ describe('per-user API rate limit', () => {
       .timeout(300);
     await expect(longPoll).rejects.toThrow(/Timeout/);
   });
+
+  it('counts a poll without dont_block that is answered at once because events are pending', async () => {
+    const prospero = await t.auth('prospero@zulip.com');
+    const registered = await t
+      .http()
+      .post('/api/v1/register')
+      .auth(...prospero)
+      .type('form')
+      .send({ event_types: '["message"]', fetch_event_types: '[]' });
+    expect(registered.status).toBe(200);
+    expect(registered.headers['x-ratelimit-remaining']).toBe('2');
+    // A poll that parks (nothing pending; answered here by the client going away) is not counted.
+    const parked = t
+      .http()
+      .get('/api/v1/events')
+      .auth(...prospero)
+      .query({ queue_id: registered.body.queue_id, last_event_id: '-1' })
+      .timeout(300);
+    await expect(parked).rejects.toThrow(/Timeout/);
+    const [{ id: prosperoId }] = await t.dataSource.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE delivery_email = $1`,
+      ['prospero@zulip.com'],
+    );
+    // Another user sends, so prospero's budget is untouched and his queue has a pending event.
+    const sent = await t
+      .http()
+      .post('/api/v1/messages')
+      .auth(...(await t.auth('cordelia@zulip.com')))
+      .type('form')
+      .send({ type: 'direct', to: JSON.stringify([prosperoId]), content: 'pending' });
+    expect(sent.status).toBe(200);
+    // The client never acknowledges (last_event_id stays -1): every poll re-reads the event at once.
+    const poll = () =>
+      t
+        .http()
+        .get('/api/v1/events')
+        .auth(...prospero)
+        .query({ queue_id: registered.body.queue_id, last_event_id: '-1' })
+        .timeout(5000);
+    const first = await poll();
+    expect(first.status).toBe(200);
+    expect(first.body.events.map((e: { type: string }) => e.type)).toEqual(['message']);
+    expect(first.headers['x-ratelimit-remaining']).toBe('1');
+    const second = await poll();
+    expect(second.status).toBe(200);
+    expect(second.headers['x-ratelimit-remaining']).toBe('0');
+    const limited = await poll();
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({
+      result: 'error',
+      code: 'RATE_LIMIT_HIT',
+      msg: 'API usage exceeded rate limit',
+    });
+    expect(limited.body['retry-after']).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expectMatchesOpenApi('get', '/events', limited.status, limited.body);
+  });
 });
 
 const redisUrl = process.env.ZULIP_TEST_REDIS_URL;
@@ -120,5 +178,44 @@ const redisUrl = process.env.ZULIP_TEST_REDIS_URL;
       .auth(...cordelia);
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('RATE_LIMIT_HIT');
+  });
+
+  it('counts polls answered at once with pending events through either instance', async () => {
+    const desdemona = await one.auth('desdemona@zulip.com');
+    const registered = await one
+      .http()
+      .post('/api/v1/register')
+      .auth(...desdemona)
+      .type('form')
+      .send({ event_types: '["message"]', fetch_event_types: '[]' });
+    expect(registered.status).toBe(200);
+    const [{ id: desdemonaId }] = await one.dataSource.query<Array<{ id: number }>>(
+      `SELECT id FROM user_profile WHERE delivery_email = $1`,
+      ['desdemona@zulip.com'],
+    );
+    const sent = await one
+      .http()
+      .post('/api/v1/messages')
+      .auth(...(await one.auth('iago@zulip.com')))
+      .type('form')
+      .send({ type: 'direct', to: JSON.stringify([desdemonaId]), content: 'pending' });
+    expect(sent.status).toBe(200);
+    const poll = () =>
+      one
+        .http()
+        .get('/api/v1/events')
+        .auth(...desdemona)
+        .query({ queue_id: registered.body.queue_id, last_event_id: '-1' })
+        .timeout(5000);
+    const first = await poll();
+    expect(first.status).toBe(200);
+    expect(first.headers['x-ratelimit-remaining']).toBe('0');
+    // The budget is shared: the other instance refuses desdemona now.
+    const viaTwo = await two
+      .http()
+      .get('/api/v1/users/me')
+      .auth(...(await two.auth('desdemona@zulip.com')));
+    expect(viaTwo.status).toBe(429);
+    expect((await poll()).status).toBe(429);
   });
 });
