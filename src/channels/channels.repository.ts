@@ -55,6 +55,25 @@ export class ChannelsRepository {
     return currentManager() ?? this.dataSource.manager;
   }
 
+  /**
+   * For several users at once, the (user, peer) pairs actively subscribed to the same channel, the
+   * user among `userIds` and the peer among `among` (can_access_all_users_group). One query.
+   */
+  async channelPeerPairs(
+    userIds: readonly number[],
+    among: readonly number[],
+  ): Promise<Array<{ userId: number; peerId: number }>> {
+    if (userIds.length === 0 || among.length === 0) return [];
+    const rows = await this.em.query<Array<{ user_id: number; peer_id: number }>>(
+      `SELECT DISTINCT mine.user_profile_id AS user_id, other.user_profile_id AS peer_id
+         FROM subscription mine JOIN subscription other ON other.recipient_id = mine.recipient_id
+        WHERE mine.user_profile_id = ANY($1::int[]) AND mine.active AND other.active
+          AND other.user_profile_id = ANY($2::int[])`,
+      [[...userIds], [...among]],
+    );
+    return rows.map((r) => ({ userId: r.user_id, peerId: r.peer_id }));
+  }
+
   // ---- channels -------------------------------------------------------------------------
 
   findByIdInRealm(realmId: number, id: number): Promise<Stream | null> {

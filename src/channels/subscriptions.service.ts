@@ -12,7 +12,7 @@ import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { canSeeDeliveryEmail } from '../users/user-format';
-import { UserReactivatedEvent } from '../users/users.domain-events';
+import { ConversationPeerPairsRequestedEvent, UserReactivatedEvent } from '../users/users.domain-events';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
 import {
@@ -159,6 +159,14 @@ export class SubscriptionsService implements OnModuleInit {
   onModuleInit(): void {
     // In the reactivation's transaction: the peer_add events follow its realm_user update.
     this.bus.subscribeInTransaction(UserReactivatedEvent, (e) => this.announceReactivated(e.realmId, e.userId));
+    // can_access_all_users_group for a batch of users: who shares a channel with each.
+    this.bus.subscribeInTransaction(ConversationPeerPairsRequestedEvent, async (e) => {
+      for (const pair of await this.channels.channelPeerPairs(e.userIds, e.among)) {
+        const set = e.channelPeers.get(pair.userId);
+        if (set) set.add(pair.peerId);
+        else e.channelPeers.set(pair.userId, new Set([pair.peerId]));
+      }
+    });
   }
 
   /**

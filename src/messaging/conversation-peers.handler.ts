@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { ConversationPeersRequestedEvent } from '../users/users.domain-events';
+import { ConversationPeerPairsRequestedEvent, ConversationPeersRequestedEvent } from '../users/users.domain-events';
 import { MessagesRepository } from './messages.repository';
 
 /**
@@ -19,6 +19,14 @@ export class ConversationPeersHandler implements OnModuleInit {
       const peers = await this.messages.conversationPeers(e.userId, e.among);
       for (const id of peers.channel) e.channelPeers.add(id);
       for (const id of peers.direct) e.directPeers.add(id);
+    });
+    // The channel half of the batch form is answered by channels (subscriptions).
+    this.bus.subscribeInTransaction(ConversationPeerPairsRequestedEvent, async (e) => {
+      for (const pair of await this.messages.directPeerPairs(e.userIds, e.among)) {
+        const set = e.directPeers.get(pair.userId);
+        if (set) set.add(pair.peerId);
+        else e.directPeers.set(pair.userId, new Set([pair.peerId]));
+      }
     });
   }
 }

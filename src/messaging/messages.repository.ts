@@ -479,6 +479,28 @@ export class MessagesRepository {
   }
 
   /**
+   * The direct-message half of conversationPeers for several users at once: the (user, peer)
+   * pairs of the same direct-message conversation, the user among `userIds` and the peer among
+   * `among`. One query.
+   */
+  async directPeerPairs(
+    userIds: readonly number[],
+    among: readonly number[],
+  ): Promise<Array<{ userId: number; peerId: number }>> {
+    const users = dbIds([...userIds]);
+    const limit = dbIds([...among]);
+    if (users.length === 0 || limit.length === 0) return [];
+    const rows = await this.em.query<Array<{ user_id: number; peer_id: number }>>(
+      `SELECT DISTINCT u.id AS user_id, t.id AS peer_id
+         FROM direct_message_group g, unnest(g.user_ids) AS u(id), unnest(g.user_ids) AS t(id)
+        WHERE g.user_ids && $1::int[] AND g.user_ids && $2::int[]
+          AND u.id = ANY($1::int[]) AND t.id = ANY($2::int[])`,
+      [users, limit],
+    );
+    return rows.map((r) => ({ userId: r.user_id, peerId: r.peer_id }));
+  }
+
+  /**
    * Recipient ids of several DM conversations (by hash), creating missing groups in one
    * statement; a conversation created concurrently by another transaction falls back to the
    * single-conversation path.

@@ -33,6 +33,8 @@ import { PendingPing, PresenceRepository, PresenceUserRow } from './presence.rep
 interface Pending extends PendingPing {
   realmId: number;
   realmHost: string;
+  /** The realm's can_access_all_users_group when the ping came (who may hear of it). */
+  canAccessAllUsersGroup: number;
   deliveryEmail: string;
   emailVisibility: number;
   dateJoined: number;
@@ -127,6 +129,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
       active,
       realmId: realm.id,
       realmHost: this.realms.realmHost(realm),
+      canAccessAllUsersGroup: realm.can_access_all_users_group,
       deliveryEmail: user.deliveryEmail,
       emailVisibility: user.settings.email_address_visibility,
       dateJoined: user.dateJoined.getTime() / 1000,
@@ -171,7 +174,9 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
           online.push({ ping, times });
         }
       }
-      if (online.length > 0) await this.announce(realmId, online, false);
+      if (online.length === 0) continue;
+      const canAccessAllUsersGroup = pings[pings.length - 1].canAccessAllUsersGroup;
+      await this.announce({ id: realmId, can_access_all_users_group: canAccessAllUsersGroup }, online, false);
     }
   }
 
@@ -180,14 +185,19 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
    * is larger than USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS (and the update is not forced).
    */
   private async announce(
-    realmId: number,
-    users: Array<{ ping: Omit<Pending, 'at' | 'active'>; times: PresenceTimes }>,
+    realm: Pick<Realm, 'id' | 'can_access_all_users_group'>,
+    users: Array<{ ping: Omit<Pending, 'at' | 'active' | 'canAccessAllUsersGroup'>; times: PresenceTimes }>,
     force: boolean,
   ): Promise<void> {
+    const realmId = realm.id;
     const limit = PresenceSettings.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS;
     // A large realm gets no such events: reading one row past the limit is enough to know.
     const recipients = await this.repository.activeUserIds(realmId, force ? undefined : limit + 1);
     if (recipients.length > limit && !force) return;
+    // Zulip sends each presence event only to get_user_ids_who_can_access_user: for the whole
+    // batch, one query for the peers of the users reported among the guests receiving it.
+    const targets = users.map(({ ping }) => ({ id: ping.userId, isBot: false, isActive: true }));
+    const allowed = await this.userAccess.whoCanAccessEach(realm, targets, recipients);
     for (const { ping, times } of users) {
       const row = { ...times, dateJoined: ping.dateJoined };
       const email = emailOf(ping.userId, ping.deliveryEmail, ping.emailVisibility, ping.realmHost);
@@ -200,7 +210,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
       };
       const modern: PresenceEvent = { type: 'presence', presences: { [String(ping.userId)]: modernPresence(row) } };
       const send = () =>
-        this.events.deliver(realmId, legacy, recipients, (queue) =>
+        this.events.deliver(realmId, legacy, allowed.get(ping.userId) ?? recipients, (queue) =>
           queue.options.clientCapabilities.simplified_presence_events === true ? modern : legacy,
         );
       if (force) onCommit(send);
@@ -223,7 +233,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     if (!info) return;
     const realm = await this.realms.getRealm(realmId);
     const ping = { userId, realmId, realmHost: this.realms.realmHost(realm), ...info };
-    await this.announce(realmId, [{ ping, times }], true);
+    await this.announce(realm, [{ ping, times }], true);
   }
 
   /**

@@ -5,6 +5,9 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { runInTransaction } from '../database/transaction';
 import type { UserStatusEvent } from '../events/client-events';
 import { EventsService } from '../events/events.service';
+import type { Realm } from '../realm/realm.entity';
+import { isAccessibleUserId } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
 import { UserSettingsService } from '../users/user-settings.service';
 import type { UserProfile } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -19,6 +22,7 @@ export class UserStatusService {
     private readonly users: UsersService,
     private readonly userSettings: UserSettingsService,
     private readonly events: EventsService,
+    private readonly userAccess: UserAccessService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -45,10 +49,28 @@ export class UserStatusService {
     return row ? formatUserStatus(row) : {};
   }
 
-  /** /register's user_status: by user id, the realm's active users with something to show. */
-  async realmStatuses(realmId: number): Promise<Record<string, Record<string, unknown>>> {
+  /**
+   * /register's user_status (get_all_users_status_dict): by user id, the realm's active users with
+   * something to show; a guest restricted by can_access_all_users_group gets only those they may see.
+   */
+  async realmStatuses(
+    realm: Pick<Realm, 'id' | 'can_access_all_users_group'>,
+    viewer: { id: number; role: number },
+  ): Promise<Record<string, Record<string, unknown>>> {
     const out: Record<string, Record<string, unknown>> = {};
-    for (const row of await this.statuses.realmRows(realmId)) out[String(row.userId)] = formatUserStatus(row);
+    const rows = await this.statuses.realmRows(realm.id);
+    const access =
+      rows.length === 0
+        ? null
+        : await this.userAccess.forViewer(
+            viewer,
+            realm,
+            rows.map((r) => r.userId),
+          );
+    for (const row of rows) {
+      if (access && !isAccessibleUserId(access, row.userId)) continue;
+      out[String(row.userId)] = formatUserStatus(row);
+    }
     return out;
   }
 
@@ -73,7 +95,11 @@ export class UserStatusService {
         event.emoji_code = change.emojiCode;
         event.reaction_type = change.reactionType;
       }
-      this.events.sendOnCommit(realm.id, event, await this.statuses.activeUserIds(realm.id));
+      // Only to those who may see the user (get_user_ids_who_can_access_user).
+      const recipients = await this.statuses.activeUserIds(realm.id);
+      const about = { id: target.id, isBot: target.isBot, isActive: target.isActive };
+      const allowed = await this.userAccess.whoCanAccessEach(realm, [about], recipients);
+      this.events.sendOnCommit(realm.id, event, allowed.get(target.id) ?? recipients);
     });
   }
 }

@@ -169,7 +169,7 @@ export class RegisterService {
       state.presence_last_update_id = presence.presence_last_update_id;
       state.server_timestamp = presence.server_timestamp;
     }
-    if (want('user_status')) state.user_status = await this.userStatus.realmStatuses(realm.id);
+    if (want('user_status')) state.user_status = await this.userStatus.realmStatuses(realm, auth.user);
     // Scheduled messages and reminders (src/scheduled-messages).
     if (want('scheduled_messages') || want('reminders')) {
       const { scheduled, reminders } = await this.scheduledMessages.stateFor(auth.user.id);

@@ -4,7 +4,7 @@ import type { Realm } from '../realm/realm.entity';
 import { accessesAllUsers, isGuest } from './principal';
 import { PrincipalService } from './principal.service';
 import { AccessTarget, canAccessUser, UserAccess, whoCanAccess } from './user-access';
-import { ConversationPeersRequestedEvent } from './users.domain-events';
+import { ConversationPeerPairsRequestedEvent, ConversationPeersRequestedEvent } from './users.domain-events';
 
 type RealmAccessSetting = Pick<Realm, 'id' | 'can_access_all_users_group'>;
 
@@ -83,6 +83,42 @@ export class UserAccessService {
     const candidates = candidateIds.map((id) => ({ id, role: principals.get(id)?.role ?? 0 }));
     const seeing = new Set(await this.whoCanAccess(realm, target, candidates));
     return new Set(candidateIds.filter((id) => !seeing.has(id)));
+  }
+
+  /**
+   * get_user_ids_who_can_access_user for several targets at once (the recipients of a batch of
+   * events about different users, such as presence): by target id, the ids among `candidateIds`
+   * that may see it. Nothing is loaded unless the realm restricts access; then the candidates'
+   * roles and one query for the peers of all targets among the guests.
+   */
+  async whoCanAccessEach(
+    realm: RealmAccessSetting,
+    targets: readonly AccessTarget[],
+    candidateIds: readonly number[],
+  ): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    const everyone = () => {
+      for (const t of targets) out.set(t.id, [...candidateIds]);
+      return out;
+    };
+    if (targets.length === 0 || candidateIds.length === 0 || !(await this.realmRestricts(realm))) return everyone();
+    const principals = await this.principals.ofMany(candidateIds);
+    const candidates = candidateIds.map((id) => ({ id, role: principals.get(id)?.role ?? 0 }));
+    const guests = candidates.filter((c) => isGuest(c)).map((c) => c.id);
+    if (guests.length === 0) return everyone();
+    const humans = targets.filter((t) => !t.isBot).map((t) => t.id);
+    const question = new ConversationPeerPairsRequestedEvent(realm.id, humans, guests);
+    if (humans.length > 0) await this.bus.publish(question);
+    for (const t of targets) {
+      const peers: UserAccess = {
+        restricted: true,
+        viewerId: t.id,
+        channelPeers: question.channelPeers.get(t.id) ?? new Set<number>(),
+        directPeers: question.directPeers.get(t.id) ?? new Set<number>(),
+      };
+      out.set(t.id, whoCanAccess(t, candidates, peers));
+    }
+    return out;
   }
 
   private async peers(realmId: number, userId: number, among: readonly number[] | null): Promise<UserAccess> {

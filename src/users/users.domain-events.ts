@@ -47,6 +47,24 @@ export class UserMutedEvent {
  * for the users they may or may not see); messaging, which owns direct-message groups and reads
  * subscriptions, fills both sets with one query. `among`, when given, limits the answer to those ids.
  */
+/**
+ * The batch form of ConversationPeersRequestedEvent: for each of `userIds`, which of `among` share
+ * a conversation with them (channel peers counted while active, direct-message peers always).
+ * Answered with one query, whatever the number of users.
+ */
+export class ConversationPeerPairsRequestedEvent {
+  /** By user id: peers through a channel both are actively subscribed to. */
+  readonly channelPeers = new Map<number, Set<number>>();
+  /** By user id: peers through a direct-message conversation. */
+  readonly directPeers = new Map<number, Set<number>>();
+
+  constructor(
+    readonly realmId: number,
+    readonly userIds: readonly number[],
+    readonly among: readonly number[],
+  ) {}
+}
+
 export class ConversationPeersRequestedEvent {
   /** Users subscribed to a channel `userId` is subscribed to (active or not: the rule checks). */
   readonly channelPeers = new Set<number>();

@@ -8,6 +8,7 @@
  * him once the owner restricts the setting to role:members.
  */
 import type { Response } from 'supertest';
+import { PresenceService } from '../../../src/presence/presence.service';
 import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import { UserAdminService } from '../../../src/users/user-admin.service';
@@ -370,6 +371,97 @@ describe('guests and can_access_all_users_group', () => {
       expect(member.length).toBeGreaterThan(guest.length);
       await restrict(false);
       expect(await seen(POLONIUS)).toContain(id[HAMLET]);
+    });
+
+    /** The users whose presence events reached a queue (legacy events carry user_id). */
+    const reported = (events: Array<Record<string, unknown>>) =>
+      events
+        .filter((e) => e.type === 'presence')
+        .map((e) => Number(e.user_id ?? Object.keys(e.presences as Record<string, unknown>)[0]))
+        .sort((a, b) => a - b);
+    /** Pings from users with no stored presence (so each is announced), written as one batch. */
+    const batchOfNewPresences = async (emails: string[]) => {
+      const presence = t.app.get(PresenceService);
+      await presence.flush();
+      const ids = emails.map((e) => id[e]);
+      await t.dataSource.query(`DELETE FROM user_presence WHERE user_profile_id = ANY($1::int[])`, [ids]);
+      (presence as unknown as { known: Map<number, unknown> }).known.clear();
+      for (const email of emails)
+        ok(await call(t, 'post', '/users/me/presence', email, { status: 'active', ping_only: true }));
+      return countQueries(() => presence.flush());
+    };
+
+    it('presence events reach a restricted guest only for users they may see, in one query per batch', async () => {
+      await t.app.get(PresenceService).flush(); // earlier tests' pings
+      await restrict(true);
+      const guest = await openQueue(t, POLONIUS, ['presence']);
+      const modern = await openQueue(t, POLONIUS, ['presence'], {
+        client_capabilities: { simplified_presence_events: true },
+      });
+      const member = await openQueue(t, OTHELLO, ['presence']);
+      const small = await batchOfNewPresences([HAMLET, PROSPERO]);
+      expect(reported(await takeEvents(t, guest))).toEqual([id[PROSPERO]]);
+      expect(reported(await takeEvents(t, modern))).toEqual([id[PROSPERO]]);
+      expect(reported(await takeEvents(t, member))).toEqual([id[HAMLET], id[PROSPERO]].sort((a, b) => a - b));
+      // More users reported in the batch: the same statements.
+      const large = await batchOfNewPresences([HAMLET, PROSPERO, CORDELIA, DESDEMONA]);
+      expect(reported(await takeEvents(t, guest))).toEqual([id[PROSPERO], id[DESDEMONA]].sort((a, b) => a - b));
+      expect(reported(await takeEvents(t, member))).toHaveLength(4);
+      expect(large.count).toBe(small.count);
+      await restrict(false);
+      await batchOfNewPresences([HAMLET, PROSPERO]);
+      expect(reported(await takeEvents(t, guest))).toEqual([id[HAMLET], id[PROSPERO]].sort((a, b) => a - b));
+    });
+
+    it('a forced presence event (presence_enabled changed) reaches a restricted guest only if they may see the user', async () => {
+      await restrict(true);
+      const guest = await openQueue(t, POLONIUS, ['presence']);
+      const member = await openQueue(t, OTHELLO, ['presence']);
+      for (const email of [HAMLET, PROSPERO])
+        ok(await call(t, 'patch', '/settings', email, { presence_enabled: false }));
+      expect(reported(await takeEvents(t, guest))).toEqual([id[PROSPERO]]);
+      expect(reported(await takeEvents(t, member))).toEqual([id[HAMLET], id[PROSPERO]].sort((a, b) => a - b));
+      await restrict(false);
+      for (const email of [HAMLET, PROSPERO])
+        ok(await call(t, 'patch', '/settings', email, { presence_enabled: true }));
+      expect(reported(await takeEvents(t, guest))).toEqual([id[HAMLET], id[PROSPERO]].sort((a, b) => a - b));
+    });
+  });
+
+  describe('user_status', () => {
+    const statusOf = (events: Array<Record<string, unknown>>) =>
+      events.filter((e) => e.type === 'user_status').map((e) => e.user_id as number);
+
+    it('events reach a restricted guest only for users they may see', async () => {
+      await restrict(true);
+      const guest = await openQueue(t, POLONIUS, ['user_status']);
+      const member = await openQueue(t, OTHELLO, ['user_status']);
+      ok(await call(t, 'post', '/users/me/status', HAMLET, { status_text: 'at Elsinore' }));
+      ok(await call(t, 'post', '/users/me/status', PROSPERO, { status_text: 'on the island' }));
+      expect(statusOf(await takeEvents(t, guest))).toEqual([id[PROSPERO]]);
+      expect(statusOf(await takeEvents(t, member))).toEqual([id[HAMLET], id[PROSPERO]]);
+      await restrict(false);
+      ok(await call(t, 'post', '/users/me/status', HAMLET, { status_text: 'in Wittenberg' }));
+      expect(statusOf(await takeEvents(t, guest))).toEqual([id[HAMLET]]);
+    });
+
+    it('/register gives a restricted guest only the statuses of users they may see', async () => {
+      ok(await call(t, 'post', '/users/me/status', HAMLET, { status_text: 'at Elsinore' }));
+      ok(await call(t, 'post', '/users/me/status', PROSPERO, { status_text: 'on the island' }));
+      const statuses = async (email: string) =>
+        Object.keys(
+          ok(await call(t, 'post', '/register', email, { fetch_event_types: ['user_status'] })).user_status as Record<
+            string,
+            unknown
+          >,
+        ).map(Number);
+      await restrict(true);
+      const guest = await statuses(POLONIUS);
+      expect(guest).toContain(id[PROSPERO]);
+      expect(guest).not.toContain(id[HAMLET]);
+      expect(await statuses(OTHELLO)).toEqual(expect.arrayContaining([id[HAMLET], id[PROSPERO]]));
+      await restrict(false);
+      expect(await statuses(POLONIUS)).toEqual(expect.arrayContaining([id[HAMLET], id[PROSPERO]]));
     });
   });
 
