@@ -8,7 +8,14 @@ import { ApiKeyCodec, isWellFormedApiKey } from './api-keys';
 import { UserProfile } from './user.entity';
 import { UsersRepository } from './users.repository';
 
-const AUTH_CACHE_MS = 10_000;
+/**
+ * How long a cached row may serve requests. Every write to a user row goes through
+ * UsersRepository.update followed by {@link AuthService.userChanged}, which reaches every process,
+ * so this only bounds the damage of a missed NOTIFY. It exceeds the long-poll heartbeat, so a
+ * client's GET /events (and its other requests) cost no query; Zulip keeps the same
+ * key → user cache for a week, flushed on save.
+ */
+const AUTH_CACHE_MS = 15 * 60_000;
 const AUTH_CACHE_MAX = 50_000;
 /** Keys that matched no user: remembered briefly so a stream of bad keys costs no queries. */
 const BAD_KEY_CACHE_MS = 30_000;

@@ -134,6 +134,8 @@ export class UserSettingsService {
     if (!(await verifyPassword(oldPassword, user.passwordHash))) throw SettingsErrors.wrongPassword();
     if (!isStrongEnoughPassword(newPassword)) throw SettingsErrors.newPasswordTooWeak();
     await this.repository.update(user.id, { passwordHash: await hashPassword(newPassword) });
+    // The cached row (auth.service.ts) carries the hash the next change is checked against.
+    await this.auth.userChanged(user.id);
   }
 
   /**

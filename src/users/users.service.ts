@@ -150,6 +150,7 @@ export class UsersService {
 
   async setPassword(userId: number, password: string): Promise<void> {
     await this.users.update(userId, { passwordHash: await hashPassword(password) });
+    await this.auth.userChanged(userId);
   }
 
   apiKeyOf(user: UserProfile): string {
