@@ -14,6 +14,10 @@ import { MessageDeleteRepository } from './message-delete.repository';
 import { MessageDeleteService } from './message-delete.service';
 import { MessageDeletion } from './message-deletion';
 import { MessageEditRepository } from './message-edit.repository';
+import { MessageEditActions } from './message-edit.actions';
+import { MessageEditNotices } from './message-edit.notices';
+import { MessageEditPermissions } from './message-edit.permissions';
+import { MessageEditRequestBuilder } from './message-edit.request';
 import { MessageEditService } from './message-edit.service';
 import { MessageEvents } from './message-events';
 import { MessageReportService } from './message-report.service';
@@ -70,6 +74,10 @@ import { TopicDeleteService } from './topic-delete.service';
     Clock,
     MessageEvents,
     MessageEditRepository,
+    MessageEditPermissions,
+    MessageEditRequestBuilder,
+    MessageEditNotices,
+    MessageEditActions,
     MessageEditService,
     MessageDeleteRepository,
     MessageDeletion,

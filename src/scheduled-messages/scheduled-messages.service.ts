@@ -74,6 +74,24 @@ export function reminderDict(row: ScheduledMessage): ReminderDict {
   };
 }
 
+/** PATCH /scheduled_messages/{id}'s parameters. */
+export interface ScheduledMessageEditArgs {
+  type?: RecipientTypeArg;
+  to?: string;
+  topic?: string;
+  content?: string;
+  scheduledDeliveryTimestamp?: number;
+}
+
+/** A parsed edit: the stored type when `type` was given, the delivery time when one was. */
+interface ScheduledMessageEdit {
+  newType: 'stream' | 'private' | undefined;
+  to: string | undefined;
+  topic: string | undefined;
+  content: string | undefined;
+  deliverAt: Date | undefined;
+}
+
 /** `stream`/`private`, Zulip's stored names for the API's four type words. */
 function storedType(type: RecipientTypeArg): 'stream' | 'private' {
   return type === 'stream' || type === 'channel' ? 'stream' : 'private';
@@ -219,18 +237,30 @@ export class ScheduledMessagesService {
   }
 
   /** PATCH /scheduled_messages/{id} (update_scheduled_message_backend → edit_scheduled_message). */
-  async edit(
-    auth: AuthContext,
-    id: number,
-    args: {
-      type?: RecipientTypeArg;
-      to?: string;
-      topic?: string;
-      content?: string;
-      scheduledDeliveryTimestamp?: number;
-    },
-    clientName: string,
-  ): Promise<void> {
+  async edit(auth: AuthContext, id: number, args: ScheduledMessageEditArgs, clientName: string): Promise<void> {
+    const request = this.parseEdit(args);
+    await runInTransaction(this.dataSource, async () => {
+      // Locked: a delivery in progress commits first, and we then see it delivered.
+      const row = await this.repo.own(auth.user.id, id, DeliveryType.SEND_LATER, true);
+      if (!row) throw ScheduledMessageErrors.doesNotExist();
+      if (row.delivered) throw ScheduledMessageErrors.alreadySent();
+      if (row.failed && request.deliverAt === undefined) throw ScheduledMessageErrors.notInFuture();
+      await this.applyEdit(auth, row, request, clientName);
+      if (request.deliverAt !== undefined) row.scheduledTimestamp = request.deliverAt;
+      row.sendingClient = clientName;
+      row.failed = false;
+      row.failureMessage = null;
+      await this.repo.save(row);
+      this.events.sendOnCommit(
+        auth.realm.id,
+        { type: 'scheduled_messages', op: 'update', scheduled_message: scheduledMessageDict(row) },
+        [auth.user.id],
+      );
+    });
+  }
+
+  /** The edit's parameters, checked before the row is loaded. */
+  private parseEdit(args: ScheduledMessageEditArgs): ScheduledMessageEdit {
     const { type: typeArg, to, topic, content, scheduledDeliveryTimestamp } = args;
     if (
       typeArg === undefined &&
@@ -249,60 +279,45 @@ export class ScheduledMessagesService {
     if (newType === 'stream' && topic === undefined) throw ScheduledMessageErrors.topicRequired();
     const deliverAt =
       scheduledDeliveryTimestamp === undefined ? undefined : this.deliveryTime(scheduledDeliveryTimestamp);
+    return { newType, to, topic, content, deliverAt };
+  }
 
-    await runInTransaction(this.dataSource, async () => {
-      // Locked: a delivery in progress commits first, and we then see it delivered.
-      const row = await this.repo.own(auth.user.id, id, DeliveryType.SEND_LATER, true);
-      if (!row) throw ScheduledMessageErrors.doesNotExist();
-      if (row.delivered) throw ScheduledMessageErrors.alreadySent();
-      if (row.failed && deliverAt === undefined) throw ScheduledMessageErrors.notInFuture();
-      const existingType = row.recipientType as 'stream' | 'private';
-
-      if (newType !== undefined || to !== undefined || content !== undefined) {
-        const type = newType ?? existingType;
-        const recipients =
-          to !== undefined
-            ? type === 'stream'
-              ? extractChannelId(to)
-              : extractUserIds(to)
-            : existingType === 'stream'
-              ? row.streamId!
-              : row.toUserIds!;
-        const checked = await this.check(
-          auth,
-          type,
-          recipients,
-          topic ?? row.subject,
-          content ?? row.content,
-          clientName,
-        );
-        if (newType !== undefined || to !== undefined) {
-          row.recipientType = checked.recipientType;
-          row.streamId = checked.streamId;
-          row.toUserIds = checked.toUserIds;
-          row.subject = checked.topic;
-        } else if (topic !== undefined && existingType === 'stream') {
-          row.subject = checked.topic;
-        }
-        if (content !== undefined) {
-          row.content = checked.content;
-          row.renderedContent = checked.renderedContent;
-        }
-      } else if (topic !== undefined && existingType === 'stream') {
-        // Only the topic: Zulip checks the topic alone (direct messages ignore it).
-        row.subject = truncateTopic(normalizeTopicForSend(topic));
-      }
-      if (deliverAt !== undefined) row.scheduledTimestamp = deliverAt;
-      row.sendingClient = clientName;
-      row.failed = false;
-      row.failureMessage = null;
-      await this.repo.save(row);
-      this.events.sendOnCommit(
-        auth.realm.id,
-        { type: 'scheduled_messages', op: 'update', scheduled_message: scheduledMessageDict(row) },
-        [auth.user.id],
-      );
-    });
+  /** The new addressee, topic and content, through the send path's checks, onto the row. */
+  private async applyEdit(
+    auth: AuthContext,
+    row: ScheduledMessage,
+    edit: ScheduledMessageEdit,
+    clientName: string,
+  ): Promise<void> {
+    const { newType, to, topic, content } = edit;
+    const existingType = row.recipientType as 'stream' | 'private';
+    if (newType === undefined && to === undefined && content === undefined) {
+      // Only the topic: Zulip checks the topic alone (direct messages ignore it).
+      if (topic !== undefined && existingType === 'stream') row.subject = truncateTopic(normalizeTopicForSend(topic));
+      return;
+    }
+    const type = newType ?? existingType;
+    const recipients =
+      to !== undefined
+        ? type === 'stream'
+          ? extractChannelId(to)
+          : extractUserIds(to)
+        : existingType === 'stream'
+          ? row.streamId!
+          : row.toUserIds!;
+    const checked = await this.check(auth, type, recipients, topic ?? row.subject, content ?? row.content, clientName);
+    if (newType !== undefined || to !== undefined) {
+      row.recipientType = checked.recipientType;
+      row.streamId = checked.streamId;
+      row.toUserIds = checked.toUserIds;
+      row.subject = checked.topic;
+    } else if (topic !== undefined && existingType === 'stream') {
+      row.subject = checked.topic;
+    }
+    if (content !== undefined) {
+      row.content = checked.content;
+      row.renderedContent = checked.renderedContent;
+    }
   }
 
   /** DELETE /scheduled_messages/{id}. */
