@@ -1,3 +1,4 @@
+import { expectError, expectSuccess } from '../../helpers/api';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { api, DESDEMONA, events, groupId, HAMLET, IAGO, POLONIUS, queue, SHIVA, userId } from '../users/helpers';
 
@@ -28,20 +29,12 @@ describe('PATCH /realm', () => {
   const patch = (params: Record<string, unknown>, email = IAGO) => api(t, 'patch', '/realm', email, params);
 
   async function expectOk(params: Record<string, unknown>, email = IAGO): Promise<Record<string, unknown>> {
-    const res = await patch(params, email);
-    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
-    expect(res.body).toMatchObject({ result: 'success', msg: '' });
-    return res.body as Record<string, unknown>;
+    return expectSuccess(await patch(params, email));
   }
 
   async function expectErr(params: Record<string, unknown>, msg: string, code = 'BAD_REQUEST', email = IAGO) {
     const res = await patch(params, email);
-    expect({ status: res.status, result: res.body.result, code: res.body.code, msg: res.body.msg }).toEqual({
-      status: 400,
-      result: 'error',
-      code,
-      msg,
-    });
+    expectError(res, 400, msg, code);
     return res.body as Record<string, unknown>;
   }
 
