@@ -20,7 +20,8 @@ export interface Profile {
   ctx: Omit<ApplyContext, 'userId'>;
 }
 
-const FLUTTER_CAPABILITIES = {
+/** zulip-flutter's client_capabilities at /register. */
+export const FLUTTER_CAPABILITIES = {
   notification_settings_null: true,
   bulk_message_deletion: true,
   user_avatar_url_field_optional: false,
