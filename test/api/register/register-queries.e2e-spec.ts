@@ -17,7 +17,7 @@ describe('POST /register query count', () => {
     t = await startTestApp();
     // Count only the statements sent while RegisterService.register runs (authentication and
     // parameter parsing happen before it, and their caches would make counts timing-dependent).
-    counter = countQueriesDuring(t.app.get(RegisterService), 'register');
+    counter = countQueriesDuring(t.app.get(RegisterService), 'register', { detachedHandlers: true });
   });
   afterAll(async () => {
     counter.restore();
