@@ -98,6 +98,16 @@ export async function groupId(t: TestApp, name: string, realm = 'zulip'): Promis
   return rows[0].id;
 }
 
+/** The ids of a realm's system groups (default: the demo realm), by name without `role:`. */
+export async function systemGroupIds(t: TestApp, realm = 'zulip'): Promise<Record<string, number>> {
+  const rows = await t.dataSource.query<Array<{ id: number; name: string }>>(
+    `SELECT g.id, g.name FROM user_group g JOIN realm r ON r.id = g.realm_id
+      WHERE r.string_id = $1 AND g.is_system_group AND g.name LIKE 'role:%'`,
+    [realm],
+  );
+  return Object.fromEntries(rows.map((r) => [r.name.slice('role:'.length), r.id]));
+}
+
 /** Checks the body against Zulip's OpenAPI document when it documents the operation. */
 export function checkShape(method: Method, path: string, res: Response): void {
   if (findOpenApiOperation(method, path)) expectMatchesOpenApi(method, path, res.status, res.body);

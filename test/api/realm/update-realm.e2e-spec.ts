@@ -1,6 +1,6 @@
-import { expectError, expectSuccess } from '../../helpers/api';
+import { expectError, expectSuccess, systemGroupIds } from '../../helpers/api';
 import { startTestApp, TestApp } from '../../helpers/test-app';
-import { api, DESDEMONA, events, groupId, HAMLET, IAGO, POLONIUS, queue, SHIVA, userId } from '../users/helpers';
+import { api, DESDEMONA, events, HAMLET, IAGO, POLONIUS, queue, SHIVA, userId } from '../users/helpers';
 
 /** Time limits are JSON: an integer or the JSON string "unlimited". */
 const UNLIMITED = JSON.stringify('unlimited');
@@ -11,18 +11,7 @@ describe('PATCH /realm', () => {
   const sys: Record<string, number> = {};
   beforeAll(async () => {
     t = await startTestApp();
-    for (const name of [
-      'nobody',
-      'owners',
-      'administrators',
-      'moderators',
-      'fullmembers',
-      'members',
-      'everyone',
-      'internet',
-    ]) {
-      sys[name] = await groupId(t, `role:${name}`);
-    }
+    Object.assign(sys, await systemGroupIds(t));
   });
   afterAll(() => t.close());
 
