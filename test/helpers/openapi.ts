@@ -601,6 +601,25 @@ export function expectMatchesOpenApi(
   );
 }
 
+/** The /register keys that are ours, not Zulip's (DECISIONS #2). */
+export const SERVICE_KEYS = ['service_feature_level', 'service_version', 'service_merge_base'];
+
+/**
+ * A POST /register body checked against Zulip's document. DECISIONS #2: our service_* keys are
+ * removed first (the document forbids unknown keys).
+ */
+export function expectRegisterMatchesOpenApi(body: unknown): void {
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const k of SERVICE_KEYS) delete copy[k];
+  // Zulip's document gives /register's `reminders` the scheduled-message schema, but its server
+  // sends reminder dicts (get_undelivered_reminders), as GET /reminders does: checked as those.
+  if (Array.isArray(copy.reminders) && copy.reminders.length > 0) {
+    expectMatchesOpenApi('get', '/reminders', 200, { result: 'success', msg: '', reminders: copy.reminders });
+    copy.reminders = [];
+  }
+  expectMatchesOpenApi('post', '/register', 200, copy);
+}
+
 /** Minimal shape of a supertest/superagent response. */
 export interface ResponseLike {
   status: number;

@@ -2,6 +2,7 @@ import { ParsedMail, simpleParser } from 'mailparser';
 import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { waitFor } from './jobs';
+import { startTestApp, TestApp } from './test-app';
 
 export interface ReceivedMail {
   /** The envelope's recipients. */
@@ -68,4 +69,32 @@ export class SmtpInbox {
   close(): Promise<void> {
     return new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * A test app whose email goes to a fresh SmtpInbox (job workers on, as email goes through the job
+ * queue); `env` adds configuration. Closing the app closes the inbox:
+ *   beforeAll(async () => ({ t, smtp } = await startTestAppWithInbox()));
+ *   afterAll(() => t?.close());
+ */
+export async function startTestAppWithInbox(
+  env: Record<string, string> = {},
+): Promise<{ t: TestApp; smtp: SmtpInbox }> {
+  const smtp = await SmtpInbox.start();
+  let t: TestApp;
+  try {
+    t = await startTestApp({ ...smtp.appEnv(), ...env });
+  } catch (err) {
+    await smtp.close();
+    throw err;
+  }
+  const closeApp = t.close;
+  t.close = async () => {
+    try {
+      await closeApp();
+    } finally {
+      await smtp.close();
+    }
+  };
+  return { t, smtp };
 }

@@ -25,17 +25,10 @@ export interface TestApp {
 }
 
 /**
- * The whole Nest app over real HTTP on a fresh database cloned from the seeded template.
- * `env` overrides configuration variables (e.g. SERVER_MODE, EVENTS_HEARTBEAT_MS).
- * `options.logger` receives the app's log lines; `options.databaseUrl` rewrites the cloned
- * database's URL (e.g. to go through a proxy).
+ * The configuration every test app runs with (API and service tiers); `env` overrides variables.
  */
-export async function startTestApp(
-  env: Record<string, string> = {},
-  options: { logger?: (config: AppConfig) => Pino; databaseUrl?: (url: string) => string } = {},
-): Promise<TestApp> {
-  const db = await cloneTemplateDatabase();
-  const config = loadConfig({
+export function testConfig(env: Record<string, string> = {}): AppConfig {
+  return loadConfig({
     SERVER_MODE: 'development',
     SECRET_KEY: TEST_SECRET,
     LOG_LEVEL: 'error',
@@ -48,6 +41,20 @@ export async function startTestApp(
     JOBS_WORKERS: 'off',
     ...env,
   });
+}
+
+/**
+ * The whole Nest app over real HTTP on a fresh database cloned from the seeded template.
+ * `env` overrides configuration variables (e.g. SERVER_MODE, EVENTS_HEARTBEAT_MS).
+ * `options.logger` receives the app's log lines; `options.databaseUrl` rewrites the cloned
+ * database's URL (e.g. to go through a proxy).
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { logger?: (config: AppConfig) => Pino; databaseUrl?: (url: string) => string } = {},
+): Promise<TestApp> {
+  const db = await cloneTemplateDatabase();
+  const config = testConfig(env);
   const app = await createApp(config, options.databaseUrl?.(db.url) ?? db.url, { logger: options.logger?.(config) });
   const server = app.getHttpServer();
   const users = app.get(UsersService);

@@ -1,7 +1,6 @@
-import { expectMatchesOpenApi } from '../../helpers/openapi';
 import type { TestApp } from '../../helpers/test-app';
 
-import { call } from '../../helpers/api';
+import { Queue, registerQueue } from '../../helpers/events';
 export {
   call,
   channelId,
@@ -24,49 +23,16 @@ export async function subscribedNames(t: TestApp, email: string): Promise<string
   return rows.map((r) => r.name);
 }
 
-export interface EventQueue {
-  email: string;
-  queueId: string;
-  lastEventId: number;
-}
+export { expectRegisterMatchesOpenApi } from '../../helpers/openapi';
+export type { Queue as EventQueue } from '../../helpers/events';
+export { takeEvents } from '../../helpers/events';
 
 /** POST /register for `email` with only `eventTypes` (and optional client capabilities). */
-export async function openQueue(
+export function openQueue(
   t: TestApp,
   email: string,
   eventTypes: string[],
   capabilities: Record<string, boolean> = {},
-): Promise<EventQueue> {
-  const res = await call(t, 'post', '/register', email, {
-    event_types: eventTypes,
-    fetch_event_types: [],
-    client_capabilities: capabilities,
-  });
-  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const body = res.body as { queue_id: string; last_event_id: number };
-  return { email, queueId: body.queue_id, lastEventId: body.last_event_id };
-}
-
-/**
- * Events waiting in the queue (no long-poll), acknowledging what was read. The whole GET /events
- * response is validated against Zulip's OpenAPI event schemas.
- */
-export async function takeEvents(t: TestApp, q: EventQueue): Promise<Array<Record<string, unknown>>> {
-  const res = await call(t, 'get', '/events', q.email, {
-    queue_id: q.queueId,
-    last_event_id: q.lastEventId,
-    dont_block: true,
-  });
-  if (res.status !== 200) throw new Error(`events failed: ${res.status} ${JSON.stringify(res.body)}`);
-  expectMatchesOpenApi('get', '/events', 200, res.body);
-  const events = (res.body as { events: Array<Record<string, unknown> & { id: number }> }).events;
-  if (events.length > 0) q.lastEventId = events[events.length - 1].id;
-  return events.filter((e) => e.type !== 'heartbeat').map(({ id: _id, ...rest }) => rest);
-}
-
-/** POST /register body checked against Zulip's OpenAPI; the service_* keys (DECISIONS #2) aside. */
-export function expectRegisterMatchesOpenApi(body: unknown): void {
-  const copy = { ...(body as Record<string, unknown>) };
-  for (const key of ['service_feature_level', 'service_version', 'service_merge_base']) delete copy[key];
-  expectMatchesOpenApi('post', '/register', 200, copy);
+): Promise<Queue> {
+  return registerQueue(t, email, eventTypes, { client_capabilities: capabilities });
 }

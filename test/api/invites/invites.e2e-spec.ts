@@ -9,8 +9,8 @@ import { INVITES_DAILY_MAX } from '../../../src/invites/invites.service';
 import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import { channelId } from '../../helpers/api';
-import { SmtpInbox } from '../../helpers/smtp-inbox';
-import { startTestApp, TestApp } from '../../helpers/test-app';
+import { SmtpInbox, startTestAppWithInbox } from '../../helpers/smtp-inbox';
+import type { TestApp } from '../../helpers/test-app';
 import {
   api,
   DEFAULT_BOT,
@@ -40,14 +40,8 @@ describe('invitations', () => {
   let smtp: SmtpInbox;
   let t: TestApp;
 
-  beforeAll(async () => {
-    smtp = await SmtpInbox.start();
-    t = await startTestApp(smtp.appEnv());
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  beforeAll(async () => ({ t, smtp } = await startTestAppWithInbox()));
+  afterAll(() => t?.close());
 
   const mailTo = (address: string) => smtp.takeMailTo(address);
   const linkIn = (mail: ParsedMail) => {

@@ -1,5 +1,5 @@
-import { Client } from 'pg';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { countQueriesDuring } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { Flag } from '../../../src/messaging/flags';
 import { MessageFlagsService } from '../../../src/messaging/message-flags.service';
@@ -183,37 +183,20 @@ describe('message flags', () => {
     it('changes flags with one statement however many messages', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 40; i++) ids.push(await sendChannel(t, IAGO, 'Verona', 'bulk', `m${i}`));
-      const service = t.app.get(MessageFlagsService);
-      const original = service.updateFlags.bind(service);
-      let counting = false;
-      let statements: string[] = [];
-      const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-      const query = proto.query;
-      const spyQuery = jest.spyOn(proto, 'query').mockImplementation(function (this: unknown, ...args: unknown[]) {
-        if (counting) {
-          const first = args[0];
-          statements.push(typeof first === 'string' ? first : ((first as { text?: string }).text ?? ''));
-        }
-        return query.apply(this, args);
-      });
-      const spyService = jest.spyOn(service, 'updateFlags').mockImplementation(async (...args) => {
-        counting = true;
-        try {
-          return await original(...args);
-        } finally {
-          counting = false;
-        }
+      const counter = countQueriesDuring(t.app.get(MessageFlagsService), 'updateFlags', {
+        transactionControl: true,
+        detachedHandlers: true,
       });
       try {
         await flagsOk(HAMLET, ids.slice(0, 2), 'add', 'starred');
-        const few = [...statements];
-        statements = [];
+        const few = [...counter.statements];
+        counter.reset();
+        const statements = counter.statements;
         expect((await flagsOk(HAMLET, ids.slice(2), 'add', 'starred')).messages).toHaveLength(38);
         expect(statements.length).toBe(few.length);
         expect(statements.filter((s) => /UPDATE user_message/.test(s))).toHaveLength(1);
       } finally {
-        spyService.mockRestore();
-        spyQuery.mockRestore();
+        counter.restore();
       }
     });
   });

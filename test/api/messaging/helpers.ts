@@ -1,4 +1,3 @@
-import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { RealmService } from '../../../src/realm/realm.service';
 import { AuthService } from '../../../src/users/auth.service';
 import { UsersService } from '../../../src/users/users.service';
@@ -71,41 +70,8 @@ export async function umFlags(t: TestApp, email: string, messageId: number): Pro
   return rows.length === 0 ? null : Number(rows[0].flags);
 }
 
-export interface EventQueue {
-  email: string;
-  queueId: string;
-  lastEventId: number;
-}
-
-/** POST /register for `email` with only `eventTypes` (and optional settings / capabilities). */
-export async function openQueue(
-  t: TestApp,
-  email: string,
-  eventTypes: string[],
-  extra: Record<string, unknown> = {},
-): Promise<EventQueue> {
-  const res = await call(t, 'post', '/register', email, { event_types: eventTypes, fetch_event_types: [], ...extra });
-  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const body = res.body as { queue_id: string; last_event_id: number };
-  return { email, queueId: body.queue_id, lastEventId: body.last_event_id };
-}
-
-/**
- * Events waiting in the queue (no long-poll), acknowledging what was read. The whole GET /events
- * response is validated against Zulip's OpenAPI event schemas.
- */
-export async function takeEvents(t: TestApp, q: EventQueue, validate = true): Promise<Array<Record<string, unknown>>> {
-  const res = await call(t, 'get', '/events', q.email, {
-    queue_id: q.queueId,
-    last_event_id: q.lastEventId,
-    dont_block: true,
-  });
-  if (res.status !== 200) throw new Error(`events failed: ${res.status} ${JSON.stringify(res.body)}`);
-  if (validate) expectMatchesOpenApi('get', '/events', 200, res.body);
-  const events = (res.body as { events: Array<Record<string, unknown> & { id: number }> }).events;
-  if (events.length > 0) q.lastEventId = events[events.length - 1].id;
-  return events.filter((e) => e.type !== 'heartbeat').map(({ id: _id, ...rest }) => rest);
-}
+export type { Queue as EventQueue } from '../../helpers/events';
+export { registerQueue as openQueue, takeEvents } from '../../helpers/events';
 
 /** Updates realm columns directly and drops the cached realm rows. */
 export async function setRealm(t: TestApp, values: Record<string, unknown>): Promise<void> {

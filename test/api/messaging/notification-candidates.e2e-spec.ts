@@ -1,9 +1,9 @@
-import { Client } from 'pg';
 import { DomainEventBus } from '../../../src/events/domain-event-bus';
 import { MessageSentEvent } from '../../../src/messaging/messaging.domain-events';
 import { MissedMessageEmailsHandler } from '../../../src/missed-message-emails/missed-message-emails.handler';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { waitFor } from '../../helpers/jobs';
+import { countQueries } from '../../helpers/query-counter';
 import {
   addSubscribers,
   call,
@@ -35,20 +35,7 @@ describe('notification candidates of a sent message', () => {
 
   /** Every statement the process sends while `fn` runs, after-commit work included. */
   async function allQueries(fn: () => Promise<unknown>): Promise<string[]> {
-    const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const original = proto.query;
-    const texts: string[] = [];
-    proto.query = function (this: unknown, ...args: unknown[]) {
-      const first = args[0];
-      texts.push(typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? ''));
-      return original.apply(this, args);
-    };
-    try {
-      await fn();
-    } finally {
-      proto.query = original;
-    }
-    return texts;
+    return (await countQueries(fn, { transactionControl: true, detachedHandlers: true })).queries;
   }
 
   beforeAll(async () => {

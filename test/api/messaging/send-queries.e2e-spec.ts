@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { countQueriesDuring, MethodQueryCounter } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { MessageSendService } from '../../../src/messaging/message-send.service';
 import { call, channelId, HAMLET, subscribe } from './helpers';
@@ -9,31 +9,15 @@ import { call, channelId, HAMLET, subscribe } from './helpers';
  */
 describe('POST /messages query count', () => {
   let t: TestApp;
-  let statements: string[] = [];
-  let counting = false;
+  let counter: MethodQueryCounter;
 
   beforeAll(async () => {
     t = await startTestApp();
     // Count the statements sent while MessageSendService.sendMessage runs (auth and request
     // parsing happen before it, and their caches would make request-level counts depend on timing).
-    const service = t.app.get(MessageSendService);
-    const original = service.sendMessage.bind(service);
-    jest.spyOn(service, 'sendMessage').mockImplementation(async (...args) => {
-      counting = true;
-      try {
-        return await original(...args);
-      } finally {
-        counting = false;
-      }
-    });
-    const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const query = proto.query;
-    jest.spyOn(proto, 'query').mockImplementation(function (this: unknown, ...args: unknown[]) {
-      if (counting) {
-        const first = args[0];
-        statements.push(typeof first === 'string' ? first : ((first as { text?: string }).text ?? ''));
-      }
-      return query.apply(this, args);
+    counter = countQueriesDuring(t.app.get(MessageSendService), 'sendMessage', {
+      transactionControl: true,
+      detachedHandlers: true,
     });
 
     for (const name of ['solo', 'hundred', 'five thousand']) await subscribe(t, HAMLET, name);
@@ -41,7 +25,7 @@ describe('POST /messages query count', () => {
     await addBulkSubscribers('five thousand', 4999);
   });
   afterAll(async () => {
-    jest.restoreAllMocks();
+    counter.restore();
     await t.close();
   });
 
@@ -66,10 +50,10 @@ describe('POST /messages query count', () => {
   }
 
   async function measuredSend(channel: string, content: string): Promise<{ id: number; statements: string[] }> {
-    statements = [];
+    counter.reset();
     const res = await call(t, 'post', '/messages', HAMLET, { type: 'channel', to: channel, topic: 'load', content });
     expect(res.status).toBe(200);
-    return { id: (res.body as { id: number }).id, statements: [...statements] };
+    return { id: (res.body as { id: number }).id, statements: [...counter.statements] };
   }
 
   async function rowsOf(id: number): Promise<number> {

@@ -9,8 +9,8 @@ import { DomainEventBus } from '../../../src/events/domain-event-bus';
 import { Clock } from '../../../src/messaging/clock';
 import { MissedMessageEmailsService } from '../../../src/missed-message-emails/missed-message-emails.service';
 import { waitFor } from '../../helpers/jobs';
-import { SmtpInbox } from '../../helpers/smtp-inbox';
-import { startTestApp, TestApp } from '../../helpers/test-app';
+import { SmtpInbox, startTestAppWithInbox } from '../../helpers/smtp-inbox';
+import type { TestApp } from '../../helpers/test-app';
 import {
   call,
   openQueue,
@@ -27,14 +27,8 @@ describe('missed-message emails', () => {
   let smtp: SmtpInbox;
   let t: TestApp;
 
-  beforeAll(async () => {
-    smtp = await SmtpInbox.start();
-    t = await startTestApp(smtp.appEnv());
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  beforeAll(async () => ({ t, smtp } = await startTestAppWithInbox()));
+  afterAll(() => t?.close());
 
   const settle = () => t.app.get(DomainEventBus).whenIdle();
   const advance = (seconds: number) => t.app.get(Clock).advance(seconds * 1000);

@@ -9,6 +9,7 @@ import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import {
   call,
+  callInRealm,
   DEFAULT_BOT,
   DESDEMONA,
   expectError,
@@ -40,26 +41,14 @@ describe('linkifiers', () => {
   afterAll(() => t.close());
   beforeEach(() => t.dataSource.query(`DELETE FROM realm_filter`));
 
-  const host = (realm?: string) => (realm ? `${realm}.zulip.testserver` : 'zulip.testserver');
-
-  async function api(
+  const api = (
     method: 'get' | 'post' | 'patch' | 'delete',
     path: string,
     email: string,
     params: Record<string, unknown> = {},
     realm?: string,
-  ): Promise<Response> {
-    if (!realm) return call(t, method, path, email, params);
-    const form = Object.fromEntries(
-      Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    );
-    const req = t
-      .http()
-      [method](`/api/v1${path}`)
-      .set('Host', host(realm))
-      .auth(...(await t.auth(email, realm)));
-    return method === 'get' ? req.query(form) : req.type('form').send(form);
-  }
+  ): Promise<Response> =>
+    realm ? callInRealm(t, realm, method, path, email, params) : call(t, method, path, email, params);
 
   const schemaPath = (path: string) =>
     path.replace(/^\/realm\/filters\/\d+$/, '/realm/filters/{filter_id}').replace(/\?.*$/, '');

@@ -9,6 +9,7 @@ import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import {
   call,
+  callInRealm,
   DEFAULT_BOT,
   DESDEMONA,
   expectError,
@@ -51,13 +52,7 @@ describe('code playgrounds', () => {
     realm?: string,
   ): Promise<Response> {
     const res = realm
-      ? await t
-          .http()
-          [method](`/api/v1${path}`)
-          .set('Host', `${realm}.zulip.testserver`)
-          .auth(...(await t.auth(email, realm)))
-          .type('form')
-          .send(params as Record<string, string>)
+      ? await callInRealm(t, realm, method, path, email, params)
       : await call(t, method, path, email, params);
     const schema = path === '/realm/playgrounds' ? path : '/realm/playgrounds/{playground_id}';
     if (/^\/realm\/playgrounds(\/\d+)?$/.test(path)) expectMatchesOpenApi(method, schema, res.status, res.body);

@@ -8,7 +8,7 @@ import { RealmService } from '../../../src/realm/realm.service';
 import { Role } from '../../../src/realm/system-groups';
 import { UsersService } from '../../../src/users/users.service';
 import { startTestApp, TestApp } from '../../helpers/test-app';
-import { channelId } from '../../helpers/api';
+import { channelId, expectError } from '../../helpers/api';
 import { api, DESDEMONA, events, groupId, HAMLET, IAGO, POLONIUS, queue, SHIVA } from '../users/helpers';
 
 const LEAR = 'goneril@lear.example';
@@ -292,15 +292,6 @@ describe('PATCH /realm: every setting', () => {
     return state;
   }
 
-  async function expectError(res: Awaited<ReturnType<typeof patch>>, msg: string, code = 'BAD_REQUEST') {
-    expect({ status: res.status, result: res.body.result, code: res.body.code, msg: res.body.msg }).toEqual({
-      status: 400,
-      result: 'error',
-      code,
-      msg,
-    });
-  }
-
   it.each(cases.map((c) => [c.name, c] as const))('%s round-trips, with its event', async (_name, c) => {
     const actor = c.ownerOnly ? DESDEMONA : IAGO;
     const key = c.stateKey ?? `realm_${c.name}`;
@@ -336,7 +327,7 @@ describe('PATCH /realm: every setting', () => {
       const before = await realmField(key);
       const q = await queue(t, HAMLET, ['realm']);
       for (const [value, msg, code] of c.invalid) {
-        await expectError(await patch({ [c.name]: value }, actor), msg, code);
+        expectError(await patch({ [c.name]: value }, actor), 400, msg, code);
       }
       expect(await events(t, q)).toEqual([]);
       expect(await realmField(key)).toEqual(before);
@@ -346,15 +337,17 @@ describe('PATCH /realm: every setting', () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s: refused to members, moderators and guests', async (_n, c) => {
     const value = resolve(c.values[1]);
     for (const email of [HAMLET, SHIVA, POLONIUS]) {
-      await expectError(
+      expectError(
         await patch({ [c.name]: value }, email),
+        400,
         'Must be an organization administrator',
         'UNAUTHORIZED_PRINCIPAL',
       );
     }
     if (c.ownerOnly) {
-      await expectError(
+      expectError(
         await patch({ [c.name]: value }, IAGO),
+        400,
         'Must be an organization owner',
         'UNAUTHORIZED_PRINCIPAL',
       );
@@ -363,36 +356,41 @@ describe('PATCH /realm: every setting', () => {
 
   it('owner checks come before the value checks that follow them, and after those before', async () => {
     // default_language is checked before the owner-only settings; the time limits after.
-    await expectError(await patch({ default_language: 'xx', invite_required: true }, IAGO), "Invalid language 'xx'");
-    await expectError(
+    expectError(await patch({ default_language: 'xx', invite_required: true }, IAGO), 400, "Invalid language 'xx'");
+    expectError(
       await patch({ invite_required: true, message_content_edit_limit_seconds: 0 }, IAGO),
+      400,
       'Must be an organization owner',
       'UNAUTHORIZED_PRINCIPAL',
     );
-    await expectError(
+    expectError(
       await patch({ authentication_methods: { GitHub: true } }, IAGO),
+      400,
       'Must be an organization owner',
       'UNAUTHORIZED_PRINCIPAL',
     );
-    await expectError(await patch({ video_chat_provider: 9, giphy_rating: 9 }, IAGO), 'Invalid video_chat_provider 9');
+    expectError(await patch({ video_chat_provider: 9, giphy_rating: 9 }, IAGO), 400, 'Invalid video_chat_provider 9');
   });
 
   it('string_id: owners only, and only demo organizations (this server has none)', async () => {
-    await expectError(
+    expectError(
       await patch({ string_id: 'newzulip' }, IAGO),
+      400,
       'Must be an organization owner',
       'UNAUTHORIZED_PRINCIPAL',
     );
-    await expectError(await patch({ string_id: 'newzulip' }, DESDEMONA), 'Must be a demo organization.');
-    await expectError(
+    expectError(await patch({ string_id: 'newzulip' }, DESDEMONA), 400, 'Must be a demo organization.');
+    expectError(
       await patch({ string_id: 'x'.repeat(41) }, DESDEMONA),
+      400,
       'string_id is too long (limit: 40 characters)',
     );
   });
 
   it('the moderation request channel must be private', async () => {
-    await expectError(
+    expectError(
       await patch({ moderation_request_channel_id: verona }, IAGO),
+      400,
       'Moderation request channel must be private.',
     );
   });
@@ -402,17 +400,19 @@ describe('PATCH /realm: every setting', () => {
     const giphy = await realmField('realm_giphy_rating');
     const q = await queue(t, HAMLET, ['realm']);
     // Invalid before anything is written...
-    await expectError(await patch({ name: 'Atomic', default_language: 'xx' }, IAGO), "Invalid language 'xx'");
+    expectError(await patch({ name: 'Atomic', default_language: 'xx' }, IAGO), 400, "Invalid language 'xx'");
     // ... and invalid only once the earlier settings were applied (channel settings come last).
-    await expectError(
+    expectError(
       await patch({ name: 'Atomic', giphy_rating: 4, signup_announcements_stream_id: 999999 }, IAGO),
+      400,
       'Invalid channel ID',
     );
-    await expectError(
+    expectError(
       await patch({ name: 'Atomic', can_resolve_topics_group: { new: 999999 } }, IAGO),
+      400,
       'Invalid user group',
     );
-    await expectError(await patch({ name: 'Atomic', string_id: 'other' }, DESDEMONA), 'Must be a demo organization.');
+    expectError(await patch({ name: 'Atomic', string_id: 'other' }, DESDEMONA), 400, 'Must be a demo organization.');
     expect(await events(t, q)).toEqual([]);
     expect(await realmField('realm_name')).toBe(name);
     expect(await realmField('realm_giphy_rating')).toBe(giphy);
@@ -509,17 +509,17 @@ describe('POST /realm/test_welcome_bot_custom_message', () => {
   });
 
   it('checks the text and the caller', async () => {
-    const expectErr = async (res: Awaited<ReturnType<typeof send>>, msg: string, code = 'BAD_REQUEST') =>
-      expect({ status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ status: 400, code, msg });
-    await expectErr(await send({ welcome_message_custom_text: '' }), 'Message must not be empty');
-    await expectErr(
+    expectError(await send({ welcome_message_custom_text: '' }), 400, 'Message must not be empty');
+    expectError(
       await send({ welcome_message_custom_text: 'x'.repeat(8001) }),
+      400,
       'welcome_message_custom_text is too long (limit: 8000 characters)',
     );
-    await expectErr(await send({}), "Missing 'welcome_message_custom_text' argument", 'REQUEST_VARIABLE_MISSING');
+    expectError(await send({}), 400, "Missing 'welcome_message_custom_text' argument", 'REQUEST_VARIABLE_MISSING');
     for (const email of [HAMLET, SHIVA, POLONIUS]) {
-      await expectErr(
+      expectError(
         await send({ welcome_message_custom_text: 'Hi' }, email),
+        400,
         'Must be an organization administrator',
         'UNAUTHORIZED_PRINCIPAL',
       );

@@ -1,5 +1,6 @@
+import { expectError, expectSuccess, systemGroupIds } from '../../helpers/api';
 import { startTestApp, TestApp } from '../../helpers/test-app';
-import { api, DESDEMONA, events, groupId, HAMLET, IAGO, POLONIUS, queue, SHIVA, userId } from '../users/helpers';
+import { api, DESDEMONA, events, HAMLET, IAGO, POLONIUS, queue, SHIVA, userId } from '../users/helpers';
 
 /** Time limits are JSON: an integer or the JSON string "unlimited". */
 const UNLIMITED = JSON.stringify('unlimited');
@@ -10,38 +11,19 @@ describe('PATCH /realm', () => {
   const sys: Record<string, number> = {};
   beforeAll(async () => {
     t = await startTestApp();
-    for (const name of [
-      'nobody',
-      'owners',
-      'administrators',
-      'moderators',
-      'fullmembers',
-      'members',
-      'everyone',
-      'internet',
-    ]) {
-      sys[name] = await groupId(t, `role:${name}`);
-    }
+    Object.assign(sys, await systemGroupIds(t));
   });
   afterAll(() => t.close());
 
   const patch = (params: Record<string, unknown>, email = IAGO) => api(t, 'patch', '/realm', email, params);
 
   async function expectOk(params: Record<string, unknown>, email = IAGO): Promise<Record<string, unknown>> {
-    const res = await patch(params, email);
-    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
-    expect(res.body).toMatchObject({ result: 'success', msg: '' });
-    return res.body as Record<string, unknown>;
+    return expectSuccess(await patch(params, email));
   }
 
   async function expectErr(params: Record<string, unknown>, msg: string, code = 'BAD_REQUEST', email = IAGO) {
     const res = await patch(params, email);
-    expect({ status: res.status, result: res.body.result, code: res.body.code, msg: res.body.msg }).toEqual({
-      status: 400,
-      result: 'error',
-      code,
-      msg,
-    });
+    expectError(res, 400, msg, code);
     return res.body as Record<string, unknown>;
   }
 

@@ -17,6 +17,7 @@ import { PresenceService } from '../../../src/presence/presence.service';
 import { animatedImage } from '../../helpers/images';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
+import { FLUTTER_CAPABILITIES } from '../../helpers/verify-action';
 import {
   call,
   channelId,
@@ -40,13 +41,7 @@ const PROFILES = {
     client_gravatar: true,
     include_subscribers: 'true',
     client_capabilities: {
-      notification_settings_null: true,
-      bulk_message_deletion: true,
-      user_avatar_url_field_optional: false,
-      stream_typing_notifications: true,
-      user_settings_object: true,
-      include_deactivated_groups: true,
-      empty_topic_name: true,
+      ...FLUTTER_CAPABILITIES,
       archived_channels: true,
       user_list_incomplete: true,
       simplified_presence_events: true,

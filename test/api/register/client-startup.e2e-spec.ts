@@ -5,21 +5,14 @@
  * response is validated against Zulip's OpenAPI document (our service_* keys removed).
  */
 import { startTestApp, TestApp } from '../../helpers/test-app';
+import { FLUTTER_CAPABILITIES } from '../../helpers/verify-action';
 import { call, channelId, HAMLET, IAGO, ok, OTHELLO, POLONIUS, queuedEvents, register, userId } from './helpers';
 
 const FLUTTER = {
   apply_markdown: true,
   slim_presence: true,
   client_gravatar: false,
-  client_capabilities: {
-    notification_settings_null: true,
-    bulk_message_deletion: true,
-    user_avatar_url_field_optional: false,
-    stream_typing_notifications: true,
-    user_settings_object: true,
-    include_deactivated_groups: true,
-    empty_topic_name: true,
-  },
+  client_capabilities: FLUTTER_CAPABILITIES,
 };
 
 /** zulip-terminal's Model._register_desired_events(fetch_data=True), through the python client. */

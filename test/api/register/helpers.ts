@@ -1,50 +1,22 @@
-import type { Response } from 'supertest';
 import { EventsService } from '../../../src/events/events.service';
-import { expectMatchesOpenApi } from '../../helpers/openapi';
+import { call, Method } from '../../helpers/api';
+import { expectMatchesOpenApi, expectRegisterMatchesOpenApi } from '../../helpers/openapi';
 import type { TestApp } from '../../helpers/test-app';
 
-export const IAGO = 'iago@zulip.com';
-export const DESDEMONA = 'desdemona@zulip.com';
-export const SHIVA = 'shiva@zulip.com';
-export const HAMLET = 'hamlet@zulip.com';
-export const OTHELLO = 'othello@zulip.com';
-export const CORDELIA = 'cordelia@zulip.com';
-export const PROSPERO = 'prospero@zulip.com';
-export const POLONIUS = 'polonius@zulip.com';
-
-export type Method = 'get' | 'post' | 'patch' | 'delete';
-
-/** Form-encodes params the way Zulip clients do: strings as-is, everything else as JSON. */
-export function encode(params: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== undefined) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
-}
-
-export async function call(
-  t: TestApp,
-  method: Method,
-  path: string,
-  email: string,
-  params: Record<string, unknown> = {},
-): Promise<Response> {
-  const url = `/api/v1${path}`;
-  const auth = await t.auth(email);
-  if (method === 'get')
-    return t
-      .http()
-      .get(url)
-      .auth(...auth)
-      .query(encode(params));
-  return t
-    .http()
-    [method](url)
-    .auth(...auth)
-    .type('form')
-    .send(encode(params));
-}
+export {
+  call,
+  CORDELIA,
+  DESDEMONA,
+  encodeParams as encode,
+  HAMLET,
+  IAGO,
+  type Method,
+  OTHELLO,
+  POLONIUS,
+  PROSPERO,
+  SHIVA,
+} from '../../helpers/api';
+export { expectRegisterMatchesOpenApi };
 
 /** A successful call's body (throws with the response otherwise). */
 export async function ok(
@@ -57,21 +29,6 @@ export async function ok(
   const res = await call(t, method, path, email, params);
   if (res.status !== 200) throw new Error(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as Record<string, unknown>;
-}
-
-const SERVICE_KEYS = ['service_feature_level', 'service_version', 'service_merge_base'];
-
-/** DECISIONS #2: our service_* keys are removed before validating against Zulip's document. */
-export function expectRegisterMatchesOpenApi(body: Record<string, unknown>): void {
-  const copy = { ...body };
-  for (const k of SERVICE_KEYS) delete copy[k];
-  // Zulip's document gives /register's `reminders` the scheduled-message schema, but its server
-  // sends reminder dicts (get_undelivered_reminders), as GET /reminders does: checked as those.
-  if (Array.isArray(copy.reminders) && copy.reminders.length > 0) {
-    expectMatchesOpenApi('get', '/reminders', 200, { result: 'success', msg: '', reminders: copy.reminders });
-    copy.reminders = [];
-  }
-  expectMatchesOpenApi('post', '/register', 200, copy);
 }
 
 /** POST /register, checked against the OpenAPI document. */

@@ -2,8 +2,8 @@
  * POST /register stays cheap: the number of SQL statements it sends does not grow with the
  * number of channels, subscriptions or users (no N+1 queries).
  */
-import { Client } from 'pg';
 import { RegisterService } from '../../../src/register/register.service';
+import { countQueriesDuring, MethodQueryCounter } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { HAMLET, IAGO, ok, register } from './helpers';
 
@@ -11,46 +11,24 @@ const FULL = { include_subscribers: 'true', client_gravatar: false, apply_markdo
 
 describe('POST /register query count', () => {
   let t: TestApp;
-  let statements: string[] = [];
-  let counting = false;
+  let counter: MethodQueryCounter;
 
   beforeAll(async () => {
     t = await startTestApp();
     // Count only the statements sent while RegisterService.register runs (authentication and
     // parameter parsing happen before it, and their caches would make counts timing-dependent).
-    const service = t.app.get(RegisterService);
-    const original = service.register.bind(service);
-    jest.spyOn(service, 'register').mockImplementation(async (...args) => {
-      counting = true;
-      try {
-        return await original(...args);
-      } finally {
-        counting = false;
-      }
-    });
-    const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const query = proto.query;
-    jest.spyOn(proto, 'query').mockImplementation(function (this: unknown, ...args: unknown[]) {
-      if (counting) {
-        const first = args[0];
-        const text = typeof first === 'string' ? first : ((first as { text?: string }).text ?? '');
-        if (!/^\s*(BEGIN|START TRANSACTION|COMMIT|ROLLBACK|SAVEPOINT|RELEASE SAVEPOINT)\b/i.test(text)) {
-          statements.push(text);
-        }
-      }
-      return query.apply(this, args);
-    });
+    counter = countQueriesDuring(t.app.get(RegisterService), 'register', { detachedHandlers: true });
   });
   afterAll(async () => {
-    jest.restoreAllMocks();
+    counter.restore();
     await t.close();
   });
 
   async function countFor(email: string, params: Record<string, unknown> = FULL): Promise<number> {
     await register(t, email, params); // warm caches (system groups, auth)
-    statements = [];
+    counter.reset();
     await register(t, email, params);
-    return statements.length;
+    return counter.statements.length;
   }
 
   async function createUser(email: string): Promise<void> {

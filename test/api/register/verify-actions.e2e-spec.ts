@@ -6,16 +6,17 @@
  *
  * Every action is checked for three client profiles (one queue each): zulip-flutter's register
  * parameters, a "modern" client with every capability and subscriber lists, and a legacy client
- * with no capabilities (as zulip-terminal registers, with subscribers).
+ * with no capabilities (as zulip-terminal registers, with subscribers). The core (profiles,
+ * apply, compare) is test/helpers/verify-action.ts, shared with the service tier (test/service).
  */
 import { AuthService } from '../../../src/users/auth.service';
 import { RealmService } from '../../../src/realm/realm.service';
 import { PresenceService } from '../../../src/presence/presence.service';
 import { Clock } from '../../../src/messaging/clock';
 import { ScheduledDeliveryService } from '../../../src/scheduled-messages/scheduled-delivery.service';
-import { applyEvents, ApplyContext, keysRecomputedByServer, normalizeState, State } from '../../helpers/apply-events';
 import { animatedImage, stillImage } from '../../helpers/images';
 import { startTestApp, TestApp } from '../../helpers/test-app';
+import { Events, VerifyDriver, verifyActionWith, VerifyOptions } from '../../helpers/verify-action';
 import {
   channelId,
   CORDELIA,
@@ -32,105 +33,6 @@ import {
   userId,
 } from './helpers';
 
-interface Profile {
-  name: string;
-  params: Record<string, unknown>;
-  ctx: Omit<ApplyContext, 'userId'>;
-}
-
-const FLUTTER_CAPABILITIES = {
-  notification_settings_null: true,
-  bulk_message_deletion: true,
-  user_avatar_url_field_optional: false,
-  stream_typing_notifications: true,
-  user_settings_object: true,
-  include_deactivated_groups: true,
-  empty_topic_name: true,
-};
-
-const PROFILES: Profile[] = [
-  {
-    name: 'flutter',
-    params: {
-      apply_markdown: true,
-      slim_presence: true,
-      client_gravatar: false,
-      client_capabilities: FLUTTER_CAPABILITIES,
-    },
-    ctx: {
-      includeSubscribers: false,
-      clientGravatar: false,
-      emptyTopicName: true,
-      includeDeactivatedGroups: true,
-      notificationSettingsNull: true,
-    },
-  },
-  {
-    name: 'modern',
-    params: {
-      apply_markdown: true,
-      client_gravatar: true,
-      include_subscribers: 'true',
-      client_capabilities: {
-        ...FLUTTER_CAPABILITIES,
-        archived_channels: true,
-        user_list_incomplete: true,
-        linkifier_url_template: true,
-      },
-    },
-    ctx: {
-      includeSubscribers: true,
-      clientGravatar: true,
-      emptyTopicName: true,
-      includeDeactivatedGroups: true,
-      notificationSettingsNull: true,
-    },
-  },
-  {
-    name: 'legacy',
-    params: { apply_markdown: true, client_gravatar: true, include_subscribers: 'true' },
-    ctx: {
-      includeSubscribers: true,
-      clientGravatar: true,
-      emptyTopicName: false,
-      includeDeactivatedGroups: false,
-      notificationSettingsNull: false,
-    },
-  },
-];
-
-type Events = Array<Record<string, unknown> & { type: string }>;
-
-/** Key-order-independent JSON. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** The paths where two states differ, with both values (short). */
-function diff(a: unknown, b: unknown, path: string, out: string[]): void {
-  if (canonical(a) === canonical(b)) return;
-  const short = (v: unknown) => (v === undefined ? '(absent)' : canonical(v).slice(0, 300));
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) out.push(`${path}: ${a.length} items ≠ ${b.length} items`);
-    for (let i = 0; i < Math.min(a.length, b.length); i++) diff(a[i], b[i], `${path}[${i}]`, out);
-    if (a.length !== b.length) out.push(`  hybrid ${short(a)}\n  fresh  ${short(b)}`);
-    return;
-  }
-  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    for (const k of keys) {
-      diff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], path ? `${path}.${k}` : k, out);
-    }
-    return;
-  }
-  out.push(`${path}: ${short(a)} ≠ ${short(b)}`);
-}
-
 describe('verify_action: /register state + events = a fresh /register', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -141,52 +43,16 @@ describe('verify_action: /register state + events = a fresh /register', () => {
   /** Every event type seen by some verified action, for the coverage test at the end. */
   const covered = new Set<string>();
 
-  /**
-   * Registers `observer` once per profile, runs `action`, applies each queue's events to its
-   * snapshot, and compares with a fresh snapshot. Returns the events of the first profile.
-   */
-  async function verify(
-    observer: string,
-    action: () => Promise<unknown>,
-    opts: { expectTypes?: string[]; noEvents?: boolean; eventsOnlyFor?: string[] } = {},
-  ): Promise<Events> {
-    const me = await userId(t, observer);
-    const before = [];
-    for (const p of PROFILES) before.push(await register(t, observer, p.params));
-    await action();
-    let first: Events = [];
-    for (const [i, p] of PROFILES.entries()) {
-      const snapshot = before[i];
-      const events = await queuedEvents(t, observer, snapshot.queue_id as string);
-      if (i === 0) first = events;
+  /** verify_action for `observer` over HTTP: POST /register snapshots, GET /events (test/helpers/verify-action.ts). */
+  async function verify(observer: string, action: () => Promise<unknown>, opts: VerifyOptions = {}): Promise<Events> {
+    const driver: VerifyDriver = {
+      userId: await userId(t, observer),
+      register: (params) => register(t, observer, params),
+      queuedEvents: (snapshot) => queuedEvents(t, observer, snapshot.queue_id as string),
+    };
+    return verifyActionWith(driver, action, opts, (events) => {
       for (const e of events) covered.add(typeof e.op === 'string' ? `${e.type}/${e.op}` : e.type);
-      const expectsEvents = opts.eventsOnlyFor ? opts.eventsOnlyFor.includes(p.name) : !opts.noEvents;
-      if (expectsEvents || opts.eventsOnlyFor) {
-        expect({ profile: p.name, events: events.length > 0 }).toEqual({ profile: p.name, events: expectsEvents });
-      }
-      for (const type of expectsEvents ? (opts.expectTypes ?? []) : []) {
-        expect({ profile: p.name, types: events.map((e) => e.type) }).toEqual({
-          profile: p.name,
-          types: expect.arrayContaining([type]),
-        });
-      }
-      const hybrid = applyEvents(structuredClone(snapshot), events, { ...p.ctx, userId: me });
-      const fresh = await register(t, observer, p.params);
-      // What Zulip's apply_event itself re-reads from the database (deletions).
-      for (const key of keysRecomputedByServer(events)) hybrid[key] = fresh[key];
-      expectSameState(p.name, normalizeState(hybrid), normalizeState(fresh), events);
-    }
-    return first;
-  }
-
-  function expectSameState(profile: string, hybrid: State, fresh: State, events: Events): void {
-    const lines: string[] = [];
-    diff(hybrid, fresh, '', lines);
-    if (lines.length === 0) return;
-    throw new Error(
-      `[${profile}] state after applying the events differs from a fresh /register (hybrid ≠ fresh):\n` +
-        `${lines.slice(0, 40).join('\n')}\nevents: ${JSON.stringify(events).slice(0, 3000)}`,
-    );
+    });
   }
 
   const patchRealm = (params: Record<string, unknown>) => ok(t, 'patch', '/realm', DESDEMONA, params);
@@ -194,7 +60,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
   describe('realm', () => {
     it('realm update (name, default language)', async () => {
       await verify(HAMLET, () => patchRealm({ name: 'Zulip Test', default_language: 'de' }), {
-        expectTypes: ['realm'],
+        expectedEvents: ['realm'],
       });
     });
 
@@ -207,7 +73,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
 
     it('realm update (message edit history visibility, with realm_allow_edit_history)', async () => {
       await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'none' }), {
-        expectTypes: ['realm'],
+        expectedEvents: ['realm'],
       });
       await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'moves' }));
       await verify(HAMLET, () => patchRealm({ message_edit_history_visibility_policy: 'all' }));
@@ -281,7 +147,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             message_retention_days: 90,
             move_messages_between_streams_limit_seconds: JSON.stringify('unlimited'),
           }),
-        { expectTypes: ['realm'] },
+        { expectedEvents: ['realm'] },
       );
       // Back to the seeded values (later cases rely on them, e.g. name changes being allowed).
       await verify(HAMLET, () =>
@@ -318,11 +184,11 @@ describe('verify_action: /register state + events = a fresh /register', () => {
 
     it('realm update (Jitsi server URL, organization type) and update_dict (authentication methods)', async () => {
       await verify(HAMLET, () => patchRealm({ jitsi_server_url: JSON.stringify('https://jitsi.example.com') }), {
-        expectTypes: ['realm'],
+        expectedEvents: ['realm'],
       });
       await verify(HAMLET, () => patchRealm({ jitsi_server_url: JSON.stringify('default'), org_type: 30 }));
       await verify(HAMLET, () => patchRealm({ authentication_methods: { Email: false, Dev: true } }), {
-        expectTypes: ['realm'],
+        expectedEvents: ['realm'],
       });
       await verify(HAMLET, () => patchRealm({ authentication_methods: { Email: true } }));
     });
@@ -341,7 +207,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(
         HAMLET,
         () => ok(t, 'patch', '/realm/user_settings_defaults', IAGO, { enter_sends: false, web_font_size_px: 14 }),
-        { expectTypes: ['realm_user_settings_defaults'] },
+        { expectedEvents: ['realm_user_settings_defaults'] },
       );
     });
   });
@@ -358,19 +224,19 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             web_font_size_px: 15,
             emojiset: 'twitter',
           }),
-        { expectTypes: ['user_settings'] },
+        { expectedEvents: ['user_settings'] },
       );
     });
 
     it('time zone (realm_user update to everyone) and full name', async () => {
       await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { timezone: 'Europe/Berlin' }), {
-        expectTypes: ['user_settings', 'realm_user'],
+        expectedEvents: ['user_settings', 'realm_user'],
       });
       await verify(OTHELLO, () => ok(t, 'patch', '/settings', HAMLET, { timezone: 'America/New_York' }), {
-        expectTypes: ['realm_user'],
+        expectedEvents: ['realm_user'],
       });
       await verify(OTHELLO, () => ok(t, 'patch', '/settings', HAMLET, { full_name: 'Hamlet, Prince' }), {
-        expectTypes: ['realm_user'],
+        expectedEvents: ['realm_user'],
       });
     });
 
@@ -388,7 +254,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(
         HAMLET,
         () => ok(t, 'post', '/users', IAGO, { email: 'newbie@zulip.com', password: 'secret-123', full_name: 'Newbie' }),
-        { expectTypes: ['realm_user'] },
+        { expectedEvents: ['realm_user'] },
       );
     });
 
@@ -423,7 +289,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     it('realm_user update (name, custom profile field)', async () => {
       const othello = await userId(t, OTHELLO);
       await verify(HAMLET, () => ok(t, 'patch', `/users/${othello}`, IAGO, { full_name: 'Othello the Moor' }), {
-        expectTypes: ['realm_user'],
+        expectedEvents: ['realm_user'],
       });
       const fields = (await ok(t, 'get', '/realm/profile_fields', HAMLET)).custom_fields as Array<{
         id: number;
@@ -469,7 +335,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
           id = (await ok(t, 'post', '/realm/profile_fields', IAGO, { name: 'Pet', field_type: 1, hint: 'A pet' }))
             .id as number;
         },
-        { expectTypes: ['custom_profile_fields'] },
+        { expectedEvents: ['custom_profile_fields'] },
       );
       await verify(HAMLET, () => ok(t, 'patch', `/realm/profile_fields/${id}`, IAGO, { name: 'Pets', hint: 'Pets' }));
       const ids = ((await ok(t, 'get', '/realm/profile_fields', HAMLET)).custom_fields as Array<{ id: number }>).map(
@@ -491,7 +357,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             name: 'Alerts',
           }),
         {
-          expectTypes: ['navigation_view'],
+          expectedEvents: ['navigation_view'],
         },
       );
       await verify(HAMLET, () => ok(t, 'patch', '/navigation_views/narrow/is/alerted', HAMLET, { is_pinned: false }));
@@ -507,11 +373,11 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       });
       await ok(t, 'post', '/messages', OTHELLO, { type: 'stream', to: 'Verona', topic: 'muting', content: 'unread' });
       const events = await verify(HAMLET, () => ok(t, 'post', `/users/me/muted_users/${othello}`, HAMLET), {
-        expectTypes: ['update_message_flags', 'muted_users'],
+        expectedEvents: ['update_message_flags', 'muted_users'],
       });
       expect(events.map((e) => e.type)).toEqual(['update_message_flags', 'muted_users']);
       await verify(HAMLET, () => ok(t, 'delete', `/users/me/muted_users/${othello}`, HAMLET), {
-        expectTypes: ['muted_users'],
+        expectedEvents: ['muted_users'],
       });
     });
   });
@@ -531,7 +397,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             })
           ).group_id as number;
         },
-        { expectTypes: ['user_group'] },
+        { expectedEvents: ['user_group'] },
       );
     });
 
@@ -560,7 +426,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         HAMLET,
         () => ok(t, 'post', '/users/me/subscriptions', HAMLET, { subscriptions: [{ name: 'Rome' }] }),
         {
-          expectTypes: ['subscription'],
+          expectedEvents: ['subscription'],
         },
       );
       await verify(OTHELLO, () =>
@@ -571,7 +437,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
 
     it('subscription remove and peer_remove (leaving a channel)', async () => {
       await verify(HAMLET, () => ok(t, 'delete', '/users/me/subscriptions', HAMLET, { subscriptions: ['Rome'] }), {
-        expectTypes: ['subscription'],
+        expectedEvents: ['subscription'],
       });
       await verify(OTHELLO, () => ok(t, 'delete', '/users/me/subscriptions', CORDELIA, { subscriptions: ['Rome'] }));
     });
@@ -596,7 +462,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         ok(t, 'post', '/users/me/subscriptions/properties', HAMLET, {
           subscription_data: [{ stream_id: denmark, property, value }],
         });
-      await verify(HAMLET, () => set('color', '#123456'), { expectTypes: ['subscription'] });
+      await verify(HAMLET, () => set('color', '#123456'), { expectedEvents: ['subscription'] });
       await verify(HAMLET, () => set('pin_to_top', true));
       await verify(HAMLET, () => set('is_muted', true));
       await verify(HAMLET, () => set('in_home_view', true));
@@ -614,7 +480,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             subscriptions: [{ name: 'Elsinore', description: 'The castle' }],
             principals: [othello],
           }),
-        { expectTypes: ['stream'] },
+        { expectedEvents: ['stream'] },
       );
       await verify(HAMLET, () =>
         ok(t, 'post', '/users/me/subscriptions', HAMLET, { subscriptions: [{ name: 'Ophelia', description: 'Mine' }] }),
@@ -624,7 +490,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     it('stream update (description, name, privacy)', async () => {
       const elsinore = await channelId(t, 'Elsinore');
       await verify(HAMLET, () => ok(t, 'patch', `/streams/${elsinore}`, IAGO, { description: 'A **castle**' }), {
-        expectTypes: ['stream'],
+        expectedEvents: ['stream'],
       });
       await verify(HAMLET, () => ok(t, 'patch', `/streams/${elsinore}`, IAGO, { new_name: 'Helsingør' }));
       const ophelia = await channelId(t, 'Ophelia');
@@ -634,7 +500,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
 
     it('stream delete (archiving a channel)', async () => {
       const castle = await channelId(t, 'Helsingør');
-      await verify(HAMLET, () => ok(t, 'delete', `/streams/${castle}`, IAGO), { expectTypes: ['stream'] });
+      await verify(HAMLET, () => ok(t, 'delete', `/streams/${castle}`, IAGO), { expectedEvents: ['stream'] });
     });
 
     it('default_streams (a channel made default)', async () => {
@@ -646,7 +512,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       const verona = await channelId(t, 'Verona');
       const set = (topic: string, visibility_policy: number) =>
         ok(t, 'post', '/user_topics', HAMLET, { stream_id: verona, topic, visibility_policy });
-      await verify(HAMLET, () => set('lunch', 1), { expectTypes: ['user_topic'] });
+      await verify(HAMLET, () => set('lunch', 1), { expectedEvents: ['user_topic'] });
       await verify(HAMLET, () => set('lunch', 3));
       await verify(HAMLET, () => set('', 1));
       await verify(HAMLET, () => set('lunch', 0));
@@ -661,7 +527,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
           folder = (await ok(t, 'post', '/channel_folders/create', IAGO, { name: 'Plays', description: 'Drama' }))
             .channel_folder_id as number;
         },
-        { expectTypes: ['channel_folder'] },
+        { expectedEvents: ['channel_folder'] },
       );
       await verify(HAMLET, () => ok(t, 'patch', `/channel_folders/${folder}`, IAGO, { description: 'More **drama**' }));
       const denmark = await channelId(t, 'Denmark');
@@ -678,12 +544,12 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         HAMLET,
         () => ok(t, 'post', '/users/me/status', OTHELLO, { status_text: 'lunch', emoji_name: 'car' }),
         {
-          expectTypes: ['user_status'],
+          expectedEvents: ['user_status'],
         },
       );
       await verify(HAMLET, () => ok(t, 'post', '/users/me/status', OTHELLO, { emoji_name: '' }));
       await verify(HAMLET, () => ok(t, 'post', '/users/me/status', HAMLET, { away: true }), {
-        expectTypes: ['user_status', 'presence'],
+        expectedEvents: ['user_status', 'presence'],
       });
       await verify(HAMLET, () => ok(t, 'post', '/users/me/status', HAMLET, { away: false, status_text: '' }));
     });
@@ -695,7 +561,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
           await ok(t, 'post', '/users/me/presence', CORDELIA, { status: 'active', ping_only: true });
           await t.app.get(PresenceService).flush();
         },
-        { expectTypes: ['presence'] },
+        { expectedEvents: ['presence'] },
       );
     });
   });
@@ -711,7 +577,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         if (res.status !== 200) throw new Error(`emoji upload: ${res.status} ${JSON.stringify(res.body)}`);
       };
       await verify(POLONIUS, async () => uploadEmoji('verified', await stillImage('png'), 'v.png'), {
-        expectTypes: ['realm_emoji'],
+        expectedEvents: ['realm_emoji'],
       });
       await verify(HAMLET, async () => uploadEmoji('verified_gif', await animatedImage('gif'), 'v.gif'));
       await verify(HAMLET, () => ok(t, 'delete', '/realm/emoji/verified', IAGO));
@@ -724,7 +590,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         POLONIUS,
         () =>
           ok(t, 'post', '/realm/filters', IAGO, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://t.example/{id}' }),
-        { expectTypes: ['realm_linkifiers'] },
+        { expectedEvents: ['realm_linkifiers'] },
       );
       expect(first.map((e) => e.type)).toEqual(['realm_linkifiers']);
       const ids = (await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM realm_filter ORDER BY id`)).map(
@@ -754,7 +620,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             pygments_language: 'python',
             url_template: 'https://py.example/?c={code}',
           }),
-        { expectTypes: ['realm_playgrounds'] },
+        { expectedEvents: ['realm_playgrounds'] },
       );
       expect(added.map((e) => e.type)).toEqual(['realm_playgrounds']);
       const [pg] = await t.dataSource.query<Array<{ id: number }>>(`SELECT id FROM realm_playground`);
@@ -767,14 +633,14 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       const evs = await verify(
         IAGO,
         () => ok(t, 'post', '/invites', HAMLET, { invitee_emails: 'verify-invite@example.org', stream_ids: '[]' }),
-        { expectTypes: ['invites_changed'] },
+        { expectedEvents: ['invites_changed'] },
       );
       expect(evs.map((e) => e.type)).toEqual(['invites_changed']);
       await verify(HAMLET, () => ok(t, 'post', '/invites/multiuse', IAGO, {}), { noEvents: true });
       const [row] = await t.dataSource.query<Array<{ id: number }>>(
         `SELECT id FROM invitation WHERE email = 'verify-invite@example.org'`,
       );
-      await verify(HAMLET, () => ok(t, 'delete', `/invites/${row.id}`, IAGO), { expectTypes: ['invites_changed'] });
+      await verify(HAMLET, () => ok(t, 'delete', `/invites/${row.id}`, IAGO), { expectedEvents: ['invites_changed'] });
     });
   });
 
@@ -783,7 +649,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
 
     it('message (channel message, mention, unread counts)', async () => {
       await verify(HAMLET, () => send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'plans', content: 'hello' }), {
-        expectTypes: ['message'],
+        expectedEvents: ['message'],
       });
       await verify(HAMLET, () =>
         send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'Plans', content: 'hi @**King Hamlet**' }),
@@ -808,7 +674,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         await userId(t, CORDELIA),
       ];
       await verify(HAMLET, () => send(OTHELLO, { type: 'direct', to: [hamlet], content: 'psst' }), {
-        expectTypes: ['message'],
+        expectedEvents: ['message'],
       });
       await verify(HAMLET, () => send(OTHELLO, { type: 'direct', to: [hamlet, cordelia], content: 'all of us' }));
       await verify(HAMLET, () => send(HAMLET, { type: 'direct', to: [hamlet], content: 'note to self' }));
@@ -823,7 +689,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       ]);
       t.app.get(AuthService).invalidateUser(hamlet);
       await verify(HAMLET, () => send(HAMLET, { type: 'stream', to: 'Verona', topic: 'followed', content: 'x' }), {
-        expectTypes: ['user_topic'],
+        expectedEvents: ['user_topic'],
       });
       await verify(HAMLET, () => send(HAMLET, { type: 'stream', to: 'Denmark', topic: '', content: 'x' }));
       const verona = await channelId(t, 'Verona');
@@ -842,7 +708,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         .id as number;
       const flag = (op: string, flagName: string, messages: number[]) =>
         ok(t, 'post', '/messages/flags', HAMLET, { messages, op, flag: flagName });
-      await verify(HAMLET, () => flag('add', 'read', [id, dm]), { expectTypes: ['update_message_flags'] });
+      await verify(HAMLET, () => flag('add', 'read', [id, dm]), { expectedEvents: ['update_message_flags'] });
       await verify(HAMLET, () => flag('remove', 'read', [id, dm]));
       await verify(HAMLET, () => flag('add', 'starred', [id]));
       await verify(HAMLET, () => flag('remove', 'starred', [id]));
@@ -861,7 +727,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       const byNarrow = (params: Record<string, unknown>) =>
         ok(t, 'post', '/messages/flags/narrow', HAMLET, { narrow, num_before: 0, ...params });
       await verify(HAMLET, () => byNarrow({ anchor: 'oldest', num_after: 10, op: 'add', flag: 'read' }), {
-        expectTypes: ['update_message_flags'],
+        expectedEvents: ['update_message_flags'],
       });
       await verify(HAMLET, () => byNarrow({ anchor: String(ids[1]), num_after: 10, op: 'remove', flag: 'read' }));
       await verify(HAMLET, () => byNarrow({ anchor: 'first_unread', num_after: 1, op: 'add', flag: 'starred' }));
@@ -870,7 +736,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
     it('reaction add and remove, typing (events that change no register state)', async () => {
       const id = (await send(HAMLET, { type: 'stream', to: 'Verona', topic: 'react', content: 'react' })).id as number;
       await verify(HAMLET, () => ok(t, 'post', `/messages/${id}/reactions`, OTHELLO, { emoji_name: 'smile' }), {
-        expectTypes: ['reaction'],
+        expectedEvents: ['reaction'],
       });
       await verify(HAMLET, () => ok(t, 'delete', `/messages/${id}/reactions`, OTHELLO, { emoji_name: 'smile' }));
       const verona = await channelId(t, 'Verona');
@@ -878,17 +744,17 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(
         HAMLET,
         () => ok(t, 'post', '/typing', OTHELLO, { type: 'stream', op: 'start', stream_id: verona, topic: 'react' }),
-        { eventsOnlyFor: ['flutter', 'modern'], expectTypes: ['typing'] },
+        { eventsOnlyFor: ['flutter', 'modern'], expectedEvents: ['typing'] },
       );
       const hamlet = await userId(t, HAMLET);
       await verify(HAMLET, () => ok(t, 'post', '/typing', OTHELLO, { op: 'start', to: [hamlet] }), {
-        expectTypes: ['typing'],
+        expectedEvents: ['typing'],
       });
     });
 
     it('submessage (a widget message, then a vote: no register state changes)', async () => {
       const widget = { type: 'stream', to: 'Verona', topic: 'widgets', content: '/poll Lunch?\nsoup\nsalad' };
-      const events = await verify(HAMLET, () => send(OTHELLO, widget), { expectTypes: ['message'] });
+      const events = await verify(HAMLET, () => send(OTHELLO, widget), { expectedEvents: ['message'] });
       const id = (events.find((e) => e.type === 'message') as unknown as { message: { id: number } }).message.id;
       await verify(
         HAMLET,
@@ -898,7 +764,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             msg_type: 'widget',
             content: JSON.stringify({ type: 'vote', key: 'canned,1', vote: 1 }),
           }),
-        { expectTypes: ['submessage'] },
+        { expectedEvents: ['submessage'] },
       );
     });
 
@@ -907,7 +773,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         .id as number;
       await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'editable', content: 'second' });
       await verify(HAMLET, () => ok(t, 'patch', `/messages/${id}`, OTHELLO, { content: 'first @**King Hamlet**' }), {
-        expectTypes: ['update_message'],
+        expectedEvents: ['update_message'],
       });
       await verify(HAMLET, () => ok(t, 'patch', `/messages/${id}`, OTHELLO, { content: 'first, no mention' }));
       await verify(HAMLET, () =>
@@ -924,7 +790,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
 
     it("delete_message (channel message, starred message, direct message, a channel's first message)", async () => {
       const id = (await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'doomed', content: 'bye' })).id as number;
-      await verify(HAMLET, () => ok(t, 'delete', `/messages/${id}`, IAGO), { expectTypes: ['delete_message'] });
+      await verify(HAMLET, () => ok(t, 'delete', `/messages/${id}`, IAGO), { expectedEvents: ['delete_message'] });
       const starred = (await send(OTHELLO, { type: 'stream', to: 'Verona', topic: 'doomed', content: 'star' }))
         .id as number;
       await ok(t, 'post', '/messages/flags', HAMLET, { messages: [starred], op: 'add', flag: 'starred' });
@@ -940,7 +806,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         )
       ).map((r) => r.first_message_id);
       await send(OTHELLO, { type: 'stream', to: 'Fresh start', topic: 't', content: 'second' });
-      await verify(HAMLET, () => ok(t, 'delete', `/messages/${firstId}`, IAGO), { expectTypes: ['stream'] });
+      await verify(HAMLET, () => ok(t, 'delete', `/messages/${firstId}`, IAGO), { expectedEvents: ['stream'] });
     });
 
     it('a guest observer', async () => {
@@ -951,7 +817,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
   describe('alert words, drafts, saved snippets', () => {
     it('alert_words (add, add again ignoring case, remove)', async () => {
       await verify(HAMLET, () => ok(t, 'post', '/users/me/alert_words', HAMLET, { alert_words: ['Tea', 'scones'] }), {
-        expectTypes: ['alert_words'],
+        expectedEvents: ['alert_words'],
       });
       await verify(HAMLET, () => ok(t, 'post', '/users/me/alert_words', HAMLET, { alert_words: ['TEA', 'jam'] }));
       await verify(HAMLET, () => ok(t, 'delete', '/users/me/alert_words', HAMLET, { alert_words: ['tea'] }));
@@ -973,7 +839,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
             })
           ).ids as number[];
         },
-        { expectTypes: ['drafts'] },
+        { expectedEvents: ['drafts'] },
       );
       await verify(HAMLET, () =>
         ok(t, 'patch', `/drafts/${ids[1]}`, HAMLET, {
@@ -983,7 +849,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       await verify(HAMLET, () => ok(t, 'delete', `/drafts/${ids[0]}`, HAMLET));
       // Turning synchronization off deletes the drafts without draft events (as Zulip).
       await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { enable_drafts_synchronization: false }), {
-        expectTypes: ['user_settings'],
+        expectedEvents: ['user_settings'],
       });
       await verify(HAMLET, () => ok(t, 'patch', '/settings', HAMLET, { enable_drafts_synchronization: true }));
     });
@@ -996,7 +862,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
           id = (await ok(t, 'post', '/saved_snippets', HAMLET, { title: 'Greeting', content: 'Hello' }))
             .saved_snippet_id as number;
         },
-        { expectTypes: ['saved_snippets'] },
+        { expectedEvents: ['saved_snippets'] },
       );
       await verify(HAMLET, () => ok(t, 'patch', `/saved_snippets/${id}`, HAMLET, { title: 'Hi' }));
       await verify(HAMLET, () => ok(t, 'delete', `/saved_snippets/${id}`, HAMLET));
@@ -1032,7 +898,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
           });
           id = body.scheduled_message_id as number;
         },
-        { expectTypes: ['scheduled_messages'] },
+        { expectedEvents: ['scheduled_messages'] },
       );
       await verify(HAMLET, () =>
         ok(t, 'post', '/scheduled_messages', HAMLET, {
@@ -1053,7 +919,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       );
       await verify(HAMLET, () => ok(t, 'delete', `/scheduled_messages/${id}`, HAMLET));
       // Delivery: the message, and the scheduled message leaves the list.
-      await verify(HAMLET, deliverNow, { expectTypes: ['message', 'scheduled_messages'] });
+      await verify(HAMLET, deliverNow, { expectedEvents: ['message', 'scheduled_messages'] });
       // A failure: the row stays, flagged, and Notification Bot says why.
       await ok(t, 'post', '/scheduled_messages', HAMLET, {
         type: 'stream',
@@ -1068,7 +934,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         ok(t, 'patch', `/streams/${verona}`, IAGO, { can_send_message_group: JSON.stringify({ new: group }) });
       await sendGroup(await groupId(t, 'role:administrators'));
       try {
-        await verify(HAMLET, deliverNow, { expectTypes: ['message', 'scheduled_messages'] });
+        await verify(HAMLET, deliverNow, { expectedEvents: ['message', 'scheduled_messages'] });
       } finally {
         await sendGroup(await groupId(t, 'role:everyone'));
       }
@@ -1097,11 +963,11 @@ describe('verify_action: /register state + events = a fresh /register', () => {
           });
           id = body.reminder_id as number;
         },
-        { expectTypes: ['reminders'] },
+        { expectedEvents: ['reminders'] },
       );
       await verify(HAMLET, () => ok(t, 'delete', `/reminders/${id}`, HAMLET));
       await ok(t, 'post', '/reminders', HAMLET, { message_id: sent.id, scheduled_delivery_timestamp: inAnHour() });
-      await verify(HAMLET, deliverNow, { expectTypes: ['message', 'reminders'] });
+      await verify(HAMLET, deliverNow, { expectedEvents: ['message', 'reminders'] });
     });
   });
 

@@ -5,8 +5,8 @@
  */
 import { ParsedMail } from 'mailparser';
 import { RealmService } from '../../../src/realm/realm.service';
-import { SmtpInbox } from '../../helpers/smtp-inbox';
-import { startTestApp, TestApp } from '../../helpers/test-app';
+import { SmtpInbox, startTestAppWithInbox } from '../../helpers/smtp-inbox';
+import type { TestApp } from '../../helpers/test-app';
 import { api, events, expectError, expectSuccess, IAGO, queue, userId } from './helpers';
 
 const PATH = '/settings';
@@ -16,14 +16,8 @@ describe('email change through a confirmation link', () => {
   let smtp: SmtpInbox;
   let t: TestApp;
 
-  beforeAll(async () => {
-    smtp = await SmtpInbox.start();
-    t = await startTestApp(smtp.appEnv());
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  beforeAll(async () => ({ t, smtp } = await startTestAppWithInbox()));
+  afterAll(() => t?.close());
 
   const mailTo = (address: string) => smtp.takeMailTo(address);
   const linkIn = (mail: ParsedMail) => {

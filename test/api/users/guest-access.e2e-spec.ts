@@ -22,6 +22,7 @@ import {
   createUsers,
   DESDEMONA,
   expectError,
+  expectSuccess,
   HAMLET,
   IAGO,
   openQueue,
@@ -65,10 +66,7 @@ describe('guests and can_access_all_users_group', () => {
   let members: number;
 
   const restrict = (on: boolean) => setRealm(t, { can_access_all_users_group: on ? members : everyone });
-  const ok = (res: Response): Record<string, unknown> => {
-    if (res.status !== 200) throw new Error(`expected success, got ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Record<string, unknown>;
-  };
+  const ok = (res: Response) => expectSuccess(res);
   const memberIds = async (email: string, params: Record<string, unknown> = {}) =>
     (ok(await call(t, 'get', '/users', email, params)).members as UserDict[]).map((u) => u.user_id);
 

@@ -1,3 +1,4 @@
+import { systemGroupIds } from '../../helpers/api';
 import type { Queue } from '../../helpers/events';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
@@ -9,7 +10,6 @@ import {
   events,
   expectError,
   expectSuccess,
-  groupId,
   HAMLET,
   IAGO,
   OTHELLO,
@@ -35,18 +35,7 @@ describe('user groups', () => {
     for (const email of [IAGO, DESDEMONA, SHIVA, HAMLET, OTHELLO, CORDELIA, PROSPERO, POLONIUS, AARON, ZOE]) {
       ids[email] = await userId(t, email);
     }
-    for (const name of [
-      'nobody',
-      'owners',
-      'administrators',
-      'moderators',
-      'fullmembers',
-      'members',
-      'everyone',
-      'internet',
-    ]) {
-      sys[name] = await groupId(t, `role:${name}`);
-    }
+    Object.assign(sys, await systemGroupIds(t));
   });
   afterAll(() => t.close());
 
