@@ -25,6 +25,26 @@ export default tseslint.config(
     },
   },
   {
+    // Short functions (docs/DEVELOPING.md, code style): a long write is a request builder (parse,
+    // load, authorize) followed by small do* actions. Tests and benches are exempt.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // TEMPORARY (issue 10, item 5): these four are being split on other branches. The coordinator
+    // removes this override when that work lands; do not add files to it.
+    files: [
+      'src/messaging/message-edit.service.ts',
+      'src/messaging/message-send.service.ts',
+      'src/messaging/message-fetch.service.ts',
+      'src/scheduled-messages/scheduled-messages.service.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -1,14 +1,17 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
-import { ConfigError, loadConfig } from './common/config/config';
+import { AppConfig, ConfigError, loadConfig } from './common/config/config';
 import { resolveDatabase } from './database/database-url';
 import { runMigrations } from './database/migrate';
 import { EmailService } from './email/email.service';
+import type { Realm } from './realm/realm.entity';
 import { RealmService } from './realm/realm.service';
 import { ROLE_CODES } from './realm/system-groups';
 import { seedDemoRealm } from './seed/demo-realm';
+import type { UserProfile } from './users/user.entity';
 import { UsersService } from './users/users.service';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -30,46 +33,122 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const OPTIONS = {
+  'string-id': { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  realm: { type: 'string' },
+  email: { type: 'string' },
+  'full-name': { type: 'string' },
+  role: { type: 'string' },
+  password: { type: 'string' },
+  to: { type: 'string' },
+} as const;
+
+type Options = Partial<Record<keyof typeof OPTIONS, string>>;
+
+/** What a command runs with: its options (checked on use), the configuration and the application. */
+class CommandContext {
+  readonly realms: RealmService;
+  readonly users: UsersService;
+
+  constructor(
+    readonly command: string,
+    readonly values: Options,
+    readonly config: AppConfig,
+    readonly app: INestApplicationContext,
+  ) {
+    this.realms = app.get(RealmService);
+    this.users = app.get(UsersService);
+  }
+
+  need(key: keyof Options): string {
+    const v = this.values[key];
+    if (typeof v !== 'string' || v === '') fail(`--${key} is required for ${this.command}\n\n${USAGE}`);
+    return v;
+  }
+
+  role(): number {
+    const r = Number(this.need('role'));
+    if (!ROLE_CODES.includes(r)) fail(`--role must be one of ${ROLE_CODES.join(', ')}`);
+    return r;
+  }
+
+  async realmNamed(stringId: string): Promise<Realm> {
+    return (await this.realms.findByStringId(stringId)) ?? fail(`No realm '${stringId}'`);
+  }
+
+  async userNamed(realmId: number, email: string): Promise<UserProfile> {
+    return (await this.users.findByEmailInRealm(realmId, email)) ?? fail(`No user '${email}' in that realm`);
+  }
+}
+
+const COMMANDS: Record<string, (c: CommandContext) => Promise<void>> = {
+  'create-realm': async (c) => {
+    const realm = await c.realms.createRealm({
+      stringId: c.need('string-id'),
+      name: c.need('name'),
+      description: c.values.description ?? '',
+    });
+    console.log(`Created realm '${realm.stringId}' (id ${realm.id}) at ${c.realms.realmUrl(realm)}`);
+  },
+  'create-user': async (c) => {
+    const realm = await c.realmNamed(c.need('realm'));
+    const { user, apiKey } = await c.users.createUser(realm, {
+      email: c.need('email'),
+      fullName: c.need('full-name'),
+      role: c.values.role ? c.role() : undefined,
+      password: c.values.password ?? null,
+    });
+    console.log(`Created user ${user.deliveryEmail} (id ${user.id}, role ${user.role}); API key: ${apiKey}`);
+  },
+  'change-role': async (c) => {
+    const realm = await c.realmNamed(c.need('realm'));
+    const user = await c.userNamed(realm.id, c.need('email'));
+    await c.users.changeRole(realm.id, user.id, c.role());
+    console.log(`Role of ${user.deliveryEmail} is now ${c.values.role}`);
+  },
+  'regenerate-api-key': async (c) => {
+    const realm = await c.realmNamed(c.need('realm'));
+    const user = await c.userNamed(realm.id, c.need('email'));
+    console.log(await c.users.regenerateApiKey(user.id));
+  },
+  'show-api-key': async (c) => {
+    const realm = await c.realmNamed(c.need('realm'));
+    console.log(c.users.apiKeyOf(await c.userNamed(realm.id, c.need('email'))));
+  },
+  'send-test-email': async (c) => {
+    const to = c.need('to');
+    await c.app.get(EmailService).sendNow({
+      template: 'test',
+      context: { serverUrl: `${c.config.externalScheme}://${c.config.externalHost}`, requestedBy: 'send-test-email' },
+      to,
+    });
+    console.log(`Test email sent to ${to}${c.config.email.smtp ? '' : ` (written to ${c.config.email.outboxDir})`}.`);
+  },
+  seed: async (c) => {
+    console.log((await seedDemoRealm(c.app)) ? 'Demo realm created.' : 'Demo realm already exists.');
+  },
+};
+
+function cliConfig(): AppConfig {
+  try {
+    // A one-shot command never takes jobs from the queue.
+    return loadConfig({ ...process.env, JOBS_WORKERS: 'off' });
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (!command || command === '--help' || command === 'help') {
     console.log(USAGE);
     return;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      'string-id': { type: 'string' },
-      name: { type: 'string' },
-      description: { type: 'string' },
-      realm: { type: 'string' },
-      email: { type: 'string' },
-      'full-name': { type: 'string' },
-      role: { type: 'string' },
-      password: { type: 'string' },
-      to: { type: 'string' },
-    },
-    strict: true,
-  });
-  const need = (key: keyof typeof values): string => {
-    const v = values[key];
-    if (typeof v !== 'string' || v === '') fail(`--${key} is required for ${command}\n\n${USAGE}`);
-    return v;
-  };
-  const role = (): number => {
-    const r = Number(need('role'));
-    if (!ROLE_CODES.includes(r)) fail(`--role must be one of ${ROLE_CODES.join(', ')}`);
-    return r;
-  };
-
-  let config;
-  try {
-    // A one-shot command never takes jobs from the queue.
-    config = loadConfig({ ...process.env, JOBS_WORKERS: 'off' });
-  } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
-    throw err;
-  }
+  const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true });
+  const config = cliConfig();
   const db = await resolveDatabase(config);
   const applied = await runMigrations(db.url);
   if (command === 'migrate') {
@@ -80,68 +159,11 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, db.url), {
     logger: ['error', 'warn'],
   });
-  const realms = app.get(RealmService);
-  const users = app.get(UsersService);
-  const realmNamed = async (stringId: string) =>
-    (await realms.findByStringId(stringId)) ?? fail(`No realm '${stringId}'`);
-  const userNamed = async (realmId: number, email: string) =>
-    (await users.findByEmailInRealm(realmId, email)) ?? fail(`No user '${email}' in that realm`);
+  const context = new CommandContext(command, values, config, app);
   try {
-    switch (command) {
-      case 'create-realm': {
-        const realm = await realms.createRealm({
-          stringId: need('string-id'),
-          name: need('name'),
-          description: values.description ?? '',
-        });
-        console.log(`Created realm '${realm.stringId}' (id ${realm.id}) at ${realms.realmUrl(realm)}`);
-        break;
-      }
-      case 'create-user': {
-        const realm = await realmNamed(need('realm'));
-        const { user, apiKey } = await users.createUser(realm, {
-          email: need('email'),
-          fullName: need('full-name'),
-          role: values.role ? role() : undefined,
-          password: values.password ?? null,
-        });
-        console.log(`Created user ${user.deliveryEmail} (id ${user.id}, role ${user.role}); API key: ${apiKey}`);
-        break;
-      }
-      case 'change-role': {
-        const realm = await realmNamed(need('realm'));
-        const user = await userNamed(realm.id, need('email'));
-        await users.changeRole(realm.id, user.id, role());
-        console.log(`Role of ${user.deliveryEmail} is now ${values.role}`);
-        break;
-      }
-      case 'regenerate-api-key': {
-        const realm = await realmNamed(need('realm'));
-        const user = await userNamed(realm.id, need('email'));
-        console.log(await users.regenerateApiKey(user.id));
-        break;
-      }
-      case 'show-api-key': {
-        const realm = await realmNamed(need('realm'));
-        console.log(users.apiKeyOf(await userNamed(realm.id, need('email'))));
-        break;
-      }
-      case 'send-test-email': {
-        const to = need('to');
-        await app.get(EmailService).sendNow({
-          template: 'test',
-          context: { serverUrl: `${config.externalScheme}://${config.externalHost}`, requestedBy: 'send-test-email' },
-          to,
-        });
-        console.log(`Test email sent to ${to}${config.email.smtp ? '' : ` (written to ${config.email.outboxDir})`}.`);
-        break;
-      }
-      case 'seed':
-        console.log((await seedDemoRealm(app)) ? 'Demo realm created.' : 'Demo realm already exists.');
-        break;
-      default:
-        fail(`Unknown command '${command}'\n\n${USAGE}`);
-    }
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!run) fail(`Unknown command '${command}'\n\n${USAGE}`);
+    await run(context);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     console.error(`Error: ${msg}`);

@@ -108,6 +108,34 @@ function isGroupSettingValue(value: unknown): value is GroupSettingValue {
   return intList(v.direct_members) && intList(v.direct_subgroups);
 }
 
+type ChannelPermission = { inviteOnly: boolean; historyPublicToSubscribers: boolean; isWebPublic: boolean };
+
+interface ResolvedGroupSettingChange {
+  name: ChannelGroupSettingName;
+  currentId: number;
+  currentValue: GroupSettingValue;
+  newId: number;
+}
+
+/** A checked PATCH /streams/{stream_id}: the channel as found and every change to make. */
+interface ChannelUpdateRequest {
+  realm: Realm;
+  actor: ChannelActor;
+  actorInfo: ChannelUser;
+  stream: Stream;
+  subscribed: boolean;
+  permission?: ChannelPermission;
+  isDefault?: boolean;
+  retentionDays?: { days: number | null };
+  unarchive?: boolean;
+  topicsPolicy?: { name: TopicsPolicyName; code: number };
+  description?: string;
+  newName?: string;
+  /** null: out of its folder. */
+  folderId?: number | null;
+  groupChanges: ResolvedGroupSettingChange[];
+}
+
 /** PATCH and DELETE /streams/{stream_id} (zerver/views/streams.py update_stream_backend, deactivate_stream_backend). */
 @Injectable()
 export class ChannelAdminService {
@@ -169,167 +197,251 @@ export class ChannelAdminService {
 
   async update(auth: AuthContext, streamId: number, input: UpdateChannelInput): Promise<void> {
     await runInTransaction(this.dataSource, async () => {
-      const realm = await this.realms.getRealm(auth.realm.id);
-      const actor = await this.access.actorFor(auth.user);
-      const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
-      const accessed = await this.accessForAdministration(actor, realm.id, streamId);
-      let stream = accessed.stream;
-      const subscribed = accessed.subscribed;
-
-      const proposedPrivate = input.isPrivate ?? stream.inviteOnly;
-      const proposedWebPublic = input.isWebPublic ?? stream.isWebPublic;
-      const defaultIds = await this.channels.defaultChannelIds(realm.id);
-      const proposedDefault = input.isDefaultStream ?? defaultIds.includes(stream.id);
-      const proposedHistory =
-        input.historyPublicToSubscribers ??
-        (input.isPrivate !== undefined ? !input.isPrivate : stream.historyPublicToSubscribers);
-      const combination = permissionCombinationError({
-        inviteOnly: proposedPrivate,
-        historyPublicToSubscribers: proposedHistory,
-        isWebPublic: proposedWebPublic,
-      });
-      if (combination) throw Errors.badRequest(combination);
-      if (proposedPrivate && proposedDefault) throw ChannelErrors.defaultCannotBePrivate();
-      if (!proposedPrivate && realm.moderationRequestChannelId === stream.id) {
-        throw ChannelErrors.moderationChannelMustBePrivate();
-      }
-      if (input.isPrivate !== undefined && !canAccessChannelContent(actor, stream, subscribed)) {
-        throw ChannelErrors.contentAccessRequired();
-      }
-      if (input.isPrivate !== undefined) {
-        const setting = input.isPrivate
-          ? realm.can_create_private_channel_group
-          : realm.can_create_public_channel_group;
-        if (!holdsGroupSetting(actor, setting, false)) throw Errors.insufficientPermission();
-      }
-      if (input.isWebPublic) {
-        if (!realm.enableSpectatorAccess) throw ChannelErrors.webPublicNotEnabled();
-        if (!holdsGroupSetting(actor, realm.can_create_web_public_channel_group, false)) {
-          throw Errors.insufficientPermission();
-        }
-      }
-      if (
-        input.isPrivate !== undefined ||
-        input.isWebPublic !== undefined ||
-        input.historyPublicToSubscribers !== undefined
-      ) {
-        const canCreateTopic = stream.canCreateTopicGroup;
-        const everyone = await this.groupSettings.systemGroupId(realm.id, 'role:everyone');
-        if (
-          !proposedHistory &&
-          canCreateTopic !== everyone &&
-          input.groupSettings.can_create_topic_group === undefined
-        ) {
-          throw ParamErrors.incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
-        }
-        stream = await this.changePermission(realm, actorInfo, stream, {
-          inviteOnly: proposedPrivate,
-          historyPublicToSubscribers: proposedHistory,
-          isWebPublic: proposedWebPublic,
-        });
-      }
-
-      if (input.isDefaultStream !== undefined) {
-        if (!isRealmAdmin(actor)) throw Errors.mustBeAdmin();
-        if (input.isDefaultStream) await this.channels.addDefaultChannels(realm.id, [stream.id]);
-        else await this.channels.removeDefaultChannel(realm.id, stream.id);
-        await this.sendDefaultStreams(realm.id);
-      }
-
-      if (input.messageRetentionDays !== undefined) {
-        if (actor.role !== Role.OWNER) throw Errors.mustBeOwner();
-        const parsed = parseMessageRetentionDays(input.messageRetentionDays);
-        if (!parsed.ok) throw Errors.badRequest(parsed.error);
-        const old = stream.messageRetentionDays;
-        await this.channels.updateChannel(stream.id, { messageRetentionDays: parsed.days });
-        stream = await this.reload(stream);
-        await this.sendUpdate(realm.id, stream, 'message_retention_days', parsed.days);
-        await this.notice(realm, actorInfo, stream, {
-          kind: 'message_retention_changed',
-          oldDays: old,
-          newDays: parsed.days,
-          realmDays: realm.messageRetentionDays,
-        });
-      }
-
-      if (input.isArchived === false) stream = await this.unarchive(realm, actorInfo, stream);
-
-      if (input.topicsPolicy !== undefined) {
-        if (!holdsGroupSetting(actor, realm.can_set_topics_policy_group, true)) throw Errors.insufficientPermission();
-        const code = TopicsPolicy[input.topicsPolicy];
-        if (
-          code === TopicsPolicy.empty_topic_only &&
-          stream.recipientId !== null &&
-          (await this.namedTopicsFound(realm.id, stream.recipientId))
-        ) {
-          throw ChannelErrors.topicsOutsideGeneralChat();
-        }
-        if (code !== stream.topicsPolicy) {
-          const old = topicsPolicyName(stream.topicsPolicy);
-          await this.channels.updateChannel(stream.id, { topicsPolicy: code });
-          stream = await this.reload(stream);
-          await this.sendUpdate(realm.id, stream, 'topics_policy', input.topicsPolicy);
-          await this.notice(realm, actorInfo, stream, {
-            kind: 'topics_policy_changed',
-            oldPolicy: old,
-            newPolicy: input.topicsPolicy,
-          });
-        }
-      }
-
-      if (input.description !== undefined) {
-        const description = cleanDescription(input.description.replace(/\n/g, ' '));
-        const old = stream.description;
-        const rendered = renderDescription(description);
-        await this.channels.updateChannel(stream.id, { description, renderedDescription: rendered });
-        stream = await this.reload(stream);
-        await this.sendUpdate(realm.id, stream, 'description', description, { rendered_description: rendered });
-        await this.notice(realm, actorInfo, stream, {
-          kind: 'description_changed',
-          oldDescription: old,
-          newDescription: description,
-        });
-      }
-
-      if (input.newName !== undefined) {
-        const newName = input.newName.trim();
-        if (stream.name === newName) throw ChannelErrors.alreadyHasName();
-        if (stream.name.toLowerCase() !== newName.toLowerCase()) {
-          const error = channelNameError(newName);
-          if (error) throw Errors.badRequest(error);
-          if (await this.channels.findByNameInRealm(realm.id, newName)) throw ChannelErrors.alreadyExists(newName);
-        }
-        const oldName = stream.name;
-        try {
-          await this.channels.updateChannel(stream.id, { name: newName });
-        } catch (err) {
-          if (isUniqueViolation(err)) throw ChannelErrors.alreadyExists(newName);
-          throw err;
-        }
-        stream = await this.reload(stream);
-        const audience = metadataAudience(stream, await this.access.audienceData(realm.id, [stream]));
-        this.events.streamUpdate(realm.id, { id: stream.id, name: oldName }, 'name', newName, audience);
-        await this.notice(realm, actorInfo, stream, { kind: 'renamed', oldName, newName });
-      }
-
-      if (input.folderId !== undefined) {
-        let folderId: number | null = null;
-        if (input.folderId !== null) {
-          const folder = await this.folders.findByIdInRealm(realm.id, input.folderId);
-          if (!folder) throw ChannelFolderErrors.invalidId();
-          folderId = folder.id;
-        }
-        await this.channels.updateChannel(stream.id, { folderId });
-        stream = await this.reload(stream);
-        await this.sendUpdate(realm.id, stream, 'folder_id', folderId);
-      }
-
-      for (const name of CHANNEL_GROUP_SETTING_NAMES) {
-        const change = input.groupSettings[name];
-        if (change === undefined) continue;
-        stream = await this.changeGroupSetting(realm, actor, actorInfo, stream, subscribed, name, change);
-      }
+      const request = await this.buildUpdateRequest(auth, streamId, input);
+      await this.applyUpdate(request);
     });
+  }
+
+  /**
+   * PATCH /streams/{stream_id}, parsed, loaded and authorized: every refusal, in Zulip's order,
+   * before anything is written (a group setting's new anonymous group excepted: it is stored as
+   * it is resolved, and dropped with the transaction on a refusal). Checks see the channel as the
+   * earlier changes of the request will have left it.
+   */
+  private async buildUpdateRequest(
+    auth: AuthContext,
+    streamId: number,
+    input: UpdateChannelInput,
+  ): Promise<ChannelUpdateRequest> {
+    const realm = await this.realms.getRealm(auth.realm.id);
+    const actor = await this.access.actorFor(auth.user);
+    const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
+    const { stream, subscribed } = await this.accessForAdministration(actor, realm.id, streamId);
+    const request: ChannelUpdateRequest = { realm, actor, actorInfo, stream, subscribed, groupChanges: [] };
+    const permission = await this.checkPermissionChange(request, input);
+    if (permission.changed) request.permission = permission.next;
+
+    if (input.isDefaultStream !== undefined) {
+      if (!isRealmAdmin(actor)) throw Errors.mustBeAdmin();
+      request.isDefault = input.isDefaultStream;
+    }
+    if (input.messageRetentionDays !== undefined) {
+      if (actor.role !== Role.OWNER) throw Errors.mustBeOwner();
+      const parsed = parseMessageRetentionDays(input.messageRetentionDays);
+      if (!parsed.ok) throw Errors.badRequest(parsed.error);
+      request.retentionDays = { days: parsed.days };
+    }
+    let projected: Stream = { ...stream, ...permission.next };
+    if (input.isArchived === false) {
+      if (!stream.deactivated) throw ChannelErrors.notDeactivated();
+      const subscribers = await this.access.subscriberIds(stream);
+      if (projected.inviteOnly && subscribers.length === 0) throw ChannelErrors.privateWithoutSubscribers();
+      request.unarchive = true;
+      projected = {
+        ...projected,
+        deactivated: false,
+        isWebPublic: projected.inviteOnly ? false : projected.isWebPublic,
+      };
+    }
+    await this.checkTopicsPolicy(request, input);
+    if (input.description !== undefined) request.description = cleanDescription(input.description.replace(/\n/g, ' '));
+    await this.checkRename(request, input);
+    if (input.folderId !== undefined) {
+      let folderId: number | null = null;
+      if (input.folderId !== null) {
+        const folder = await this.folders.findByIdInRealm(realm.id, input.folderId);
+        if (!folder) throw ChannelFolderErrors.invalidId();
+        folderId = folder.id;
+      }
+      request.folderId = folderId;
+    }
+    for (const name of CHANNEL_GROUP_SETTING_NAMES) {
+      const change = input.groupSettings[name];
+      if (change === undefined) continue;
+      const resolved = await this.resolveGroupSettingChange(request, projected, name, change);
+      if (resolved === null) continue;
+      request.groupChanges.push(resolved);
+      projected = { ...projected, [CHANNEL_GROUP_SETTINGS[name].property]: resolved.newId };
+    }
+    return request;
+  }
+
+  /**
+   * The channel's privacy (is_private, is_web_public, history_public_to_subscribers): the valid
+   * combinations, the realm's creation permissions, and can_create_topic_group's constraint.
+   */
+  private async checkPermissionChange(
+    { realm, actor, stream, subscribed }: ChannelUpdateRequest,
+    input: UpdateChannelInput,
+  ): Promise<{ changed: boolean; next: ChannelPermission }> {
+    const next: ChannelPermission = {
+      inviteOnly: input.isPrivate ?? stream.inviteOnly,
+      historyPublicToSubscribers:
+        input.historyPublicToSubscribers ??
+        (input.isPrivate !== undefined ? !input.isPrivate : stream.historyPublicToSubscribers),
+      isWebPublic: input.isWebPublic ?? stream.isWebPublic,
+    };
+    const defaultIds = await this.channels.defaultChannelIds(realm.id);
+    const proposedDefault = input.isDefaultStream ?? defaultIds.includes(stream.id);
+    const combination = permissionCombinationError(next);
+    if (combination) throw Errors.badRequest(combination);
+    if (next.inviteOnly && proposedDefault) throw ChannelErrors.defaultCannotBePrivate();
+    if (!next.inviteOnly && realm.moderationRequestChannelId === stream.id) {
+      throw ChannelErrors.moderationChannelMustBePrivate();
+    }
+    if (input.isPrivate !== undefined && !canAccessChannelContent(actor, stream, subscribed)) {
+      throw ChannelErrors.contentAccessRequired();
+    }
+    if (input.isPrivate !== undefined) {
+      const setting = input.isPrivate ? realm.can_create_private_channel_group : realm.can_create_public_channel_group;
+      if (!holdsGroupSetting(actor, setting, false)) throw Errors.insufficientPermission();
+    }
+    if (input.isWebPublic) {
+      if (!realm.enableSpectatorAccess) throw ChannelErrors.webPublicNotEnabled();
+      if (!holdsGroupSetting(actor, realm.can_create_web_public_channel_group, false)) {
+        throw Errors.insufficientPermission();
+      }
+    }
+    const changed =
+      input.isPrivate !== undefined ||
+      input.isWebPublic !== undefined ||
+      input.historyPublicToSubscribers !== undefined;
+    if (changed) {
+      const everyone = await this.groupSettings.systemGroupId(realm.id, 'role:everyone');
+      if (
+        !next.historyPublicToSubscribers &&
+        stream.canCreateTopicGroup !== everyone &&
+        input.groupSettings.can_create_topic_group === undefined
+      ) {
+        throw ParamErrors.incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
+      }
+    }
+    return { changed, next };
+  }
+
+  /** topics_policy: the realm's permission; "empty topic only" needs a channel without named topics. */
+  private async checkTopicsPolicy(request: ChannelUpdateRequest, input: UpdateChannelInput): Promise<void> {
+    if (input.topicsPolicy === undefined) return;
+    const { realm, actor, stream } = request;
+    if (!holdsGroupSetting(actor, realm.can_set_topics_policy_group, true)) throw Errors.insufficientPermission();
+    const code = TopicsPolicy[input.topicsPolicy];
+    if (
+      code === TopicsPolicy.empty_topic_only &&
+      stream.recipientId !== null &&
+      (await this.namedTopicsFound(realm.id, stream.recipientId))
+    ) {
+      throw ChannelErrors.topicsOutsideGeneralChat();
+    }
+    request.topicsPolicy = { name: input.topicsPolicy, code };
+  }
+
+  /** new_name: a different name, valid, and not another channel's (case aside). */
+  private async checkRename(request: ChannelUpdateRequest, input: UpdateChannelInput): Promise<void> {
+    if (input.newName === undefined) return;
+    const { realm, stream } = request;
+    const newName = input.newName.trim();
+    if (stream.name === newName) throw ChannelErrors.alreadyHasName();
+    if (stream.name.toLowerCase() !== newName.toLowerCase()) {
+      const error = channelNameError(newName);
+      if (error) throw Errors.badRequest(error);
+      if (await this.channels.findByNameInRealm(realm.id, newName)) throw ChannelErrors.alreadyExists(newName);
+    }
+    request.newName = newName;
+  }
+
+  /** The changes of a checked request, in Zulip's order, each with its events and notice. */
+  private async applyUpdate(request: ChannelUpdateRequest): Promise<void> {
+    const { realm, actorInfo } = request;
+    let stream = request.stream;
+    if (request.permission) stream = await this.changePermission(realm, actorInfo, stream, request.permission);
+    if (request.isDefault !== undefined) {
+      if (request.isDefault) await this.channels.addDefaultChannels(realm.id, [stream.id]);
+      else await this.channels.removeDefaultChannel(realm.id, stream.id);
+      await this.sendDefaultStreams(realm.id);
+    }
+    if (request.retentionDays) stream = await this.doChangeRetention(request, stream, request.retentionDays.days);
+    if (request.unarchive) stream = await this.doUnarchive(realm, actorInfo, stream);
+    if (request.topicsPolicy && request.topicsPolicy.code !== stream.topicsPolicy) {
+      stream = await this.doChangeTopicsPolicy(request, stream, request.topicsPolicy);
+    }
+    if (request.description !== undefined)
+      stream = await this.doChangeDescription(request, stream, request.description);
+    if (request.newName !== undefined) stream = await this.doRename(request, stream, request.newName);
+    if (request.folderId !== undefined) {
+      await this.channels.updateChannel(stream.id, { folderId: request.folderId });
+      stream = await this.reload(stream);
+      await this.sendUpdate(realm.id, stream, 'folder_id', request.folderId);
+    }
+    for (const change of request.groupChanges) stream = await this.doChangeGroupSetting(request, stream, change);
+  }
+
+  private async doChangeRetention(
+    { realm, actorInfo }: ChannelUpdateRequest,
+    stream: Stream,
+    days: number | null,
+  ): Promise<Stream> {
+    const old = stream.messageRetentionDays;
+    await this.channels.updateChannel(stream.id, { messageRetentionDays: days });
+    const after = await this.reload(stream);
+    await this.sendUpdate(realm.id, after, 'message_retention_days', days);
+    await this.notice(realm, actorInfo, after, {
+      kind: 'message_retention_changed',
+      oldDays: old,
+      newDays: days,
+      realmDays: realm.messageRetentionDays,
+    });
+    return after;
+  }
+
+  private async doChangeTopicsPolicy(
+    { realm, actorInfo }: ChannelUpdateRequest,
+    stream: Stream,
+    policy: { name: TopicsPolicyName; code: number },
+  ): Promise<Stream> {
+    const old = topicsPolicyName(stream.topicsPolicy);
+    await this.channels.updateChannel(stream.id, { topicsPolicy: policy.code });
+    const after = await this.reload(stream);
+    await this.sendUpdate(realm.id, after, 'topics_policy', policy.name);
+    await this.notice(realm, actorInfo, after, {
+      kind: 'topics_policy_changed',
+      oldPolicy: old,
+      newPolicy: policy.name,
+    });
+    return after;
+  }
+
+  private async doChangeDescription(
+    { realm, actorInfo }: ChannelUpdateRequest,
+    stream: Stream,
+    description: string,
+  ): Promise<Stream> {
+    const old = stream.description;
+    const rendered = renderDescription(description);
+    await this.channels.updateChannel(stream.id, { description, renderedDescription: rendered });
+    const after = await this.reload(stream);
+    await this.sendUpdate(realm.id, after, 'description', description, { rendered_description: rendered });
+    await this.notice(realm, actorInfo, after, {
+      kind: 'description_changed',
+      oldDescription: old,
+      newDescription: description,
+    });
+    return after;
+  }
+
+  /** The rename; a channel another request gave the name meanwhile refuses it (unique index). */
+  private async doRename({ realm, actorInfo }: ChannelUpdateRequest, stream: Stream, newName: string): Promise<Stream> {
+    const oldName = stream.name;
+    try {
+      await this.channels.updateChannel(stream.id, { name: newName });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw ChannelErrors.alreadyExists(newName);
+      throw err;
+    }
+    const after = await this.reload(stream);
+    const audience = metadataAudience(after, await this.access.audienceData(realm.id, [after]));
+    this.events.streamUpdate(realm.id, { id: after.id, name: oldName }, 'name', newName, audience);
+    await this.notice(realm, actorInfo, after, { kind: 'renamed', oldName, newName });
+    return after;
   }
 
   /** do_change_stream_permission */
@@ -337,7 +449,7 @@ export class ChannelAdminService {
     realm: Realm,
     actor: ChannelUser,
     stream: Stream,
-    next: { inviteOnly: boolean; historyPublicToSubscribers: boolean; isWebPublic: boolean },
+    next: ChannelPermission,
   ): Promise<Stream> {
     const before = { ...stream };
     await this.channels.updateChannel(stream.id, next);
@@ -367,17 +479,18 @@ export class ChannelAdminService {
     return after;
   }
 
-  private async changeGroupSetting(
-    realm: Realm,
-    actor: ChannelActor,
-    actorInfo: ChannelUser,
+  /**
+   * One group setting's {new, old}: Zulip's texts for a malformed value, the old value's check,
+   * nothing when the value does not change; else the permission checks and the new group's id.
+   * `stream` is the channel as the request's earlier changes leave it.
+   */
+  private async resolveGroupSettingChange(
+    { realm, actor, subscribed }: ChannelUpdateRequest,
     stream: Stream,
-    subscribed: boolean,
     name: ChannelGroupSettingName,
     change: GroupSettingChange,
-  ): Promise<Stream> {
+  ): Promise<ResolvedGroupSettingChange | null> {
     const rule = CHANNEL_GROUP_SETTINGS[name];
-    const property = rule.property;
     const nobody = await this.groupSettings.systemGroupId(realm.id, 'role:nobody');
     if (!isGroupSettingValue(change.new)) {
       // Let the shared validator produce Zulip's message for the malformed value.
@@ -387,7 +500,7 @@ export class ChannelAdminService {
       });
       throw ParamErrors.invalid(name);
     }
-    const currentId = stream[property];
+    const currentId = stream[rule.property];
     const currentValue = await this.groupSettings.valueForApi(realm.id, currentId);
     const current = normalizeGroupSettingValue(currentValue, nobody);
     if (change.old !== undefined) {
@@ -395,7 +508,7 @@ export class ChannelAdminService {
         throw Errors.oldValueMismatch();
       }
     }
-    if (normalizeGroupSettingValue(change.new, nobody) === current) return stream;
+    if (normalizeGroupSettingValue(change.new, nobody) === current) return null;
     if (CONTENT_ACCESS_REQUIRED_SETTINGS.includes(name) && !canAccessChannelContent(actor, stream, subscribed)) {
       throw ChannelErrors.contentAccessRequired();
     }
@@ -416,12 +529,24 @@ export class ChannelAdminService {
       if (newId !== everyone)
         throw ParamErrors.incompatibleParameters(['history_public_to_subscribers', 'can_create_topic_group']);
     }
+    return { name, currentId, currentValue, newId };
+  }
 
+  /**
+   * A resolved group setting: stored (the old anonymous group dropped), then its events — for the
+   * settings granting metadata access, `stream create`/`delete` to the users gaining or losing
+   * sight of the channel — and, for can_send_message_group, the legacy posting policy and notice.
+   */
+  private async doChangeGroupSetting(
+    { realm, actorInfo }: ChannelUpdateRequest,
+    stream: Stream,
+    { name, currentId, currentValue, newId }: ResolvedGroupSettingChange,
+  ): Promise<Stream> {
     const grantsMetadata = METADATA_GRANTING_SETTINGS.includes(name);
     const oldAudience = grantsMetadata
       ? metadataAudience(stream, await this.access.audienceData(realm.id, [stream]))
       : null;
-    await this.channels.updateChannel(stream.id, { [property]: newId });
+    await this.channels.updateChannel(stream.id, { [CHANNEL_GROUP_SETTINGS[name].property]: newId });
     if (await this.groupSettings.isAnonymousGroup(currentId))
       await this.groupSettings.deleteAnonymousGroup(realm.id, currentId);
     const after = await this.reload(stream);
@@ -450,27 +575,38 @@ export class ChannelAdminService {
       this.events.streamUpdate(realm.id, after, name, newValue, audience);
     }
     if (name === 'can_send_message_group') {
-      const system = await this.groupSettings.systemGroupIds(realm.id);
-      const nameOf = (id: number) => [...system].find(([, v]) => v === id)?.[0];
-      const oldPolicy = streamPostPolicyFor(nameOf(currentId));
-      const newPolicy = streamPostPolicyFor(nameOf(newId));
-      if (oldPolicy !== newPolicy) {
-        this.events.streamUpdate(realm.id, after, 'stream_post_policy', newPolicy, audience);
-        this.events.streamUpdate(
-          realm.id,
-          after,
-          'is_announcement_only',
-          newPolicy === StreamPostPolicy.ADMINS,
-          audience,
-        );
-      }
-      await this.notice(realm, actorInfo, after, {
-        kind: 'posting_permission_changed',
-        oldValue: currentValue,
-        newValue,
-      });
+      await this.sendPostingPolicy(realm, actorInfo, after, { currentId, currentValue, newId, newValue }, audience);
     }
     return after;
+  }
+
+  /** can_send_message_group changed: the legacy stream_post_policy events when it moves, and the notice. */
+  private async sendPostingPolicy(
+    realm: Realm,
+    actorInfo: ChannelUser,
+    after: Stream,
+    change: { currentId: number; currentValue: GroupSettingValue; newId: number; newValue: GroupSettingValue },
+    audience: Iterable<number>,
+  ): Promise<void> {
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const nameOf = (id: number) => [...system].find(([, v]) => v === id)?.[0];
+    const oldPolicy = streamPostPolicyFor(nameOf(change.currentId));
+    const newPolicy = streamPostPolicyFor(nameOf(change.newId));
+    if (oldPolicy !== newPolicy) {
+      this.events.streamUpdate(realm.id, after, 'stream_post_policy', newPolicy, audience);
+      this.events.streamUpdate(
+        realm.id,
+        after,
+        'is_announcement_only',
+        newPolicy === StreamPostPolicy.ADMINS,
+        audience,
+      );
+    }
+    await this.notice(realm, actorInfo, after, {
+      kind: 'posting_permission_changed',
+      oldValue: change.currentValue,
+      newValue: change.newValue,
+    });
   }
 
   private async sendUpdate(
@@ -560,13 +696,8 @@ export class ChannelAdminService {
     });
   }
 
-  /** do_unarchive_stream (PATCH is_archived=false). */
-  private async unarchive(realm: Realm, actor: ChannelUser, stream: Stream): Promise<Stream> {
-    if (!stream.deactivated) throw ChannelErrors.notDeactivated();
-    const subscribers = await this.access.subscriberIds(stream);
-    if (stream.inviteOnly && subscribers.length === 0) {
-      throw ChannelErrors.privateWithoutSubscribers();
-    }
+  /** do_unarchive_stream (PATCH is_archived=false; checked in buildUpdateRequest). */
+  private async doUnarchive(realm: Realm, actor: ChannelUser, stream: Stream): Promise<Stream> {
     await this.channels.updateChannel(stream.id, {
       deactivated: false,
       isWebPublic: stream.inviteOnly ? false : stream.isWebPublic,

@@ -104,6 +104,22 @@ export interface SubscribeResult {
   new_subscription_messages_sent?: boolean;
 }
 
+/** A checked POST /users/me/subscriptions (buildSubscribeRequest). */
+interface SubscribeRequest {
+  realm: Realm;
+  actor: ChannelActor;
+  actorInfo: ChannelUser;
+  subscribingOthers: boolean;
+  /** The channels to create. */
+  specs: NewChannelSpec[];
+  /** Ids of the existing channels requested. */
+  seen: Set<number>;
+  authorized: Stream[];
+  unauthorized: Stream[];
+  subscribers: RealmUserRow[];
+  colorByName: Map<string, string>;
+}
+
 /** A channel about to be created, with its settings resolved. */
 export interface NewChannelSpec {
   name: string;
@@ -343,89 +359,18 @@ export class SubscriptionsService implements OnModuleInit {
 
   async subscribe(auth: AuthContext, input: SubscribeInput): Promise<SubscribeResult> {
     return runInTransaction(this.dataSource, async () => {
-      const realm = await this.realms.getRealm(auth.realm.id);
-      const actor = await this.access.actorFor(auth.user);
-
-      const folderId = await this.resolveFolder(realm.id, input.folderId);
-
-      const requested = input.subscriptions.map((s) => ({
-        name: s.name.trim(),
-        description: s.description === undefined ? undefined : cleanDescription(s.description.replace(/\n/g, ' ')),
-        color: s.color,
-      }));
-      const retentionDays = requested.length > 0 ? this.creationRetention(realm, actor, input) : null;
-      const colorByName = new Map<string, string>();
-      for (const r of requested) if (r.color !== undefined) colorByName.set(r.name, r.color);
-
-      const subscribingOthers =
-        input.principals !== undefined &&
-        input.principals.length > 0 &&
-        !(input.principals as unknown[]).every((p) => p === auth.user.id);
-
-      // list_to_streams: validate every name, find the existing channels, create the rest.
-      const uniqueNames = [...new Set(requested.map((r) => r.name))];
-      for (const name of uniqueNames) {
-        const error = channelNameError(name);
-        if (error) throw Errors.badRequest(error);
-      }
-      const existingRows = await this.channels.findByNamesInRealm(realm.id, uniqueNames);
-      const byLowerName = new Map(existingRows.map((s) => [s.name.toLowerCase(), s]));
-      const existing: Stream[] = [];
-      const missing: typeof requested = [];
-      const seen = new Set<number>();
-      for (const r of requested) {
-        const stream = byLowerName.get(r.name.toLowerCase());
-        if (stream) {
-          if (!seen.has(stream.id)) existing.push(stream);
-          seen.add(stream.id);
-        } else {
-          missing.push(r);
-        }
-      }
-
-      let created: Stream[] = [];
-      if (missing.length > 0) {
-        const specs = await this.newChannelSpecs(realm, actor, input, missing, { folderId, retentionDays });
-        const outcome = await this.createChannels(realm, specs);
-        created = outcome.created;
-        for (const dup of outcome.existing) {
-          if (!seen.has(dup.id)) existing.push(dup);
-          seen.add(dup.id);
-        }
-      }
-
-      // filter_stream_authorization_for_adding_subscribers
-      const subscribedIds = await this.channels.activeRecipientIdsOfUser(
-        actor.id,
-        existing.map((s) => s.recipientId).filter((id): id is number => id !== null),
-      );
-      const authorized: Stream[] = [];
-      const unauthorized: Stream[] = [];
-      for (const s of existing) {
-        const subscribed = s.recipientId !== null && subscribedIds.has(s.recipientId);
-        (canAccessChannelContent(actor, s, subscribed) ? authorized : unauthorized).push(s);
-      }
-      if (unauthorized.length > 0 && input.authorizationErrorsFatal) {
-        throw ChannelErrors.unableToAccess(unauthorized[0].name);
-      }
-      if (subscribingOthers) {
-        const realmWide = holdsGroupSetting(actor, realm.can_add_subscribers_group, false);
-        if (authorized.some((s) => !canSubscribeOthers(actor, s, realmWide))) throw Errors.insufficientPermission();
-      }
-      const streams = [...authorized, ...created];
-
-      const subscribers = subscribingOthers
-        ? await this.resolvePrincipals(realm, auth.user.role, input.principals!)
-        : [await this.selfAsRow(realm.id, auth.user.id)];
-
+      const request = await this.buildSubscribeRequest(auth, input);
+      const { realm } = request;
+      const created = await this.doCreateRequestedChannels(request, input);
+      const streams = [...request.authorized, ...created];
       if (input.isDefaultStream && created.length > 0) await this.makeDefault(realm.id, created);
 
       const colorMap = new Map<number, string>();
       for (const s of streams) {
-        const color = colorByName.get(s.name);
+        const color = request.colorByName.get(s.name);
         if (color !== undefined && s.recipientId !== null) colorMap.set(s.recipientId, color);
       }
-      const { added, already } = await this.addSubscriptions(realm.id, streams, subscribers, colorMap);
+      const { added, already } = await this.addSubscriptions(realm.id, streams, request.subscribers, colorMap);
 
       const result: SubscribeResult = { subscribed: {}, already_subscribed: {} };
       const streamOfRecipient = new Map(streams.map((s) => [s.recipientId, s]));
@@ -436,39 +381,161 @@ export class SubscriptionsService implements OnModuleInit {
         (result.already_subscribed[String(pair.userId)] ??= []).push(streamOfRecipient.get(pair.recipientId)!.name);
       }
 
-      const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
-      if (created.length > 0) await this.publishCreated(realm, actorInfo, created, input.announce);
+      if (created.length > 0) await this.publishCreated(realm, request.actorInfo, created, input.announce);
       if (input.sendNewSubscriptionMessages) {
-        const newlySubscribedUsers = new Set(added.map((p) => p.userId));
-        const send = newlySubscribedUsers.size <= Limits.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
-        if (send) {
-          const createdIds = new Set(created.map((s) => s.recipientId));
-          const bots = new Set(subscribers.filter((u) => u.isBot).map((u) => u.id));
-          const perUser = new Map<number, string[]>();
-          for (const pair of added) {
-            if (pair.userId === auth.user.id || bots.has(pair.userId) || createdIds.has(pair.recipientId)) continue;
-            const list = perUser.get(pair.userId) ?? [];
-            list.push(streamOfRecipient.get(pair.recipientId)!.name);
-            perUser.set(pair.userId, list);
-          }
-          if (perUser.size > 0) {
-            await this.bus.publish(
-              new SubscribedByOthersEvent({
-                realmId: realm.id,
-                actor: actorInfo,
-                notifications: [...perUser].map(([userId, channelNames]) => ({
-                  userId,
-                  channelNames: channelNames.sort(),
-                })),
-              }),
-            );
-          }
-        }
-        result.new_subscription_messages_sent = send;
+        result.new_subscription_messages_sent = await this.doNotifySubscribedByOthers(
+          request,
+          created,
+          added,
+          streamOfRecipient,
+        );
       }
-      if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized.map((s) => s.name);
+      if (!input.authorizationErrorsFatal) result.unauthorized = request.unauthorized.map((s) => s.name);
       return result;
     });
+  }
+
+  /**
+   * POST /users/me/subscriptions, parsed, loaded and authorized (every refusal comes from here,
+   * in Zulip's order): the folder, the names (list_to_streams), the existing channels and the
+   * specs of those to create, the access to the existing ones, and the users to subscribe.
+   */
+  private async buildSubscribeRequest(auth: AuthContext, input: SubscribeInput): Promise<SubscribeRequest> {
+    const realm = await this.realms.getRealm(auth.realm.id);
+    const actor = await this.access.actorFor(auth.user);
+    const folderId = await this.resolveFolder(realm.id, input.folderId);
+
+    const requested = input.subscriptions.map((s) => ({
+      name: s.name.trim(),
+      description: s.description === undefined ? undefined : cleanDescription(s.description.replace(/\n/g, ' ')),
+      color: s.color,
+    }));
+    const retentionDays = requested.length > 0 ? this.creationRetention(realm, actor, input) : null;
+    const colorByName = new Map<string, string>();
+    for (const r of requested) if (r.color !== undefined) colorByName.set(r.name, r.color);
+
+    const subscribingOthers =
+      input.principals !== undefined &&
+      input.principals.length > 0 &&
+      !(input.principals as unknown[]).every((p) => p === auth.user.id);
+
+    // list_to_streams: validate every name, find the existing channels, specify the rest.
+    const uniqueNames = [...new Set(requested.map((r) => r.name))];
+    for (const name of uniqueNames) {
+      const error = channelNameError(name);
+      if (error) throw Errors.badRequest(error);
+    }
+    const existingRows = await this.channels.findByNamesInRealm(realm.id, uniqueNames);
+    const byLowerName = new Map(existingRows.map((s) => [s.name.toLowerCase(), s]));
+    const existing: Stream[] = [];
+    const missing: typeof requested = [];
+    const seen = new Set<number>();
+    for (const r of requested) {
+      const stream = byLowerName.get(r.name.toLowerCase());
+      if (stream) {
+        if (!seen.has(stream.id)) existing.push(stream);
+        seen.add(stream.id);
+      } else {
+        missing.push(r);
+      }
+    }
+    const specs =
+      missing.length > 0 ? await this.newChannelSpecs(realm, actor, input, missing, { folderId, retentionDays }) : [];
+
+    const access = { realm, actor, subscribingOthers };
+    const { authorized, unauthorized } = await this.authorizeSubscribing(access, existing, input);
+    const subscribers = subscribingOthers
+      ? await this.resolvePrincipals(realm, auth.user.role, input.principals!)
+      : [await this.selfAsRow(realm.id, auth.user.id)];
+    const actorInfo: ChannelUser = { id: auth.user.id, fullName: auth.user.fullName };
+    return { ...access, actorInfo, specs, seen, authorized, unauthorized, subscribers, colorByName };
+  }
+
+  /**
+   * filter_stream_authorization_for_adding_subscribers: the channels the actor may join (content
+   * access); with authorization_errors_fatal the first other one refuses the request, and
+   * subscribing others needs the right on every channel joined.
+   */
+  private async authorizeSubscribing(
+    { realm, actor, subscribingOthers }: Pick<SubscribeRequest, 'realm' | 'actor' | 'subscribingOthers'>,
+    streams: Stream[],
+    input: SubscribeInput,
+  ): Promise<{ authorized: Stream[]; unauthorized: Stream[] }> {
+    const subscribedIds = await this.channels.activeRecipientIdsOfUser(
+      actor.id,
+      streams.map((s) => s.recipientId).filter((id): id is number => id !== null),
+    );
+    const authorized: Stream[] = [];
+    const unauthorized: Stream[] = [];
+    for (const s of streams) {
+      const subscribed = s.recipientId !== null && subscribedIds.has(s.recipientId);
+      (canAccessChannelContent(actor, s, subscribed) ? authorized : unauthorized).push(s);
+    }
+    if (unauthorized.length > 0 && input.authorizationErrorsFatal) {
+      throw ChannelErrors.unableToAccess(unauthorized[0].name);
+    }
+    if (subscribingOthers) {
+      const realmWide = holdsGroupSetting(actor, realm.can_add_subscribers_group, false);
+      if (authorized.some((s) => !canSubscribeOthers(actor, s, realmWide))) throw Errors.insufficientPermission();
+    }
+    return { authorized, unauthorized };
+  }
+
+  /**
+   * Creates the requested channels that do not exist. One that another request created between
+   * our lookup and our insert is treated as an existing channel: authorized like the others.
+   */
+  private async doCreateRequestedChannels(request: SubscribeRequest, input: SubscribeInput): Promise<Stream[]> {
+    if (request.specs.length === 0) return [];
+    const outcome = await this.createChannels(request.realm, request.specs);
+    const raced: Stream[] = [];
+    for (const dup of outcome.existing) {
+      if (!request.seen.has(dup.id)) raced.push(dup);
+      request.seen.add(dup.id);
+    }
+    if (raced.length > 0) {
+      const { authorized, unauthorized } = await this.authorizeSubscribing(request, raced, input);
+      request.authorized.push(...authorized);
+      request.unauthorized.push(...unauthorized);
+    }
+    return outcome.created;
+  }
+
+  /**
+   * The Notification Bot messages to users others subscribed (not to the actor, bots, or to
+   * channels just created), unless too many users were subscribed; returns whether they went.
+   */
+  private async doNotifySubscribedByOthers(
+    request: SubscribeRequest,
+    created: Stream[],
+    added: Array<{ userId: number; recipientId: number }>,
+    streamOfRecipient: Map<number | null, Stream>,
+  ): Promise<boolean> {
+    const newlySubscribedUsers = new Set(added.map((p) => p.userId));
+    const send = newlySubscribedUsers.size <= Limits.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+    if (!send) return send;
+    const createdIds = new Set(created.map((s) => s.recipientId));
+    const bots = new Set(request.subscribers.filter((u) => u.isBot).map((u) => u.id));
+    const perUser = new Map<number, string[]>();
+    for (const pair of added) {
+      if (pair.userId === request.actorInfo.id || bots.has(pair.userId) || createdIds.has(pair.recipientId)) continue;
+      const list = perUser.get(pair.userId) ?? [];
+      list.push(streamOfRecipient.get(pair.recipientId)!.name);
+      perUser.set(pair.userId, list);
+    }
+    if (perUser.size > 0) {
+      await this.bus.publish(
+        new SubscribedByOthersEvent({
+          realmId: request.realm.id,
+          actor: request.actorInfo,
+          notifications: [...perUser].map(([userId, channelNames]) => ({
+            userId,
+            channelNames: channelNames.sort(),
+          })),
+        }),
+      );
+    }
+    return send;
   }
 
   /**

@@ -185,23 +185,22 @@ function endsListAsRule(text: string, indent: string): boolean {
   return /^(?:[-*_] *){3,}$/.test(body);
 }
 
-function listRule(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
-  const env = envOf(state);
-  const first = LIST_START_RE.exec(lineText(state, startLine));
-  if (!first) return false;
-  if (env.blockDepth >= env.ctx.limits.maxBlockNesting) return false;
-  if (silent) return true;
-  checkDeadline(env);
-  const indent = first[1];
-  const listBullet = first[2];
+/**
+ * One pass over the lines.  Items start at lines with the list's indent and
+ * a bullet.  The list ends at a blank line followed by an unindented line
+ * that is not such a bullet, at a horizontal rule, at the end of the text,
+ * or where the bullet changes kind (`*` to `-`, or bullet to number): the
+ * rest is then parsed again as a new list.
+ */
+function findListItems(
+  state: StateBlock,
+  startLine: number,
+  endLine: number,
+  indent: string,
+  listBullet: string,
+): { items: ListItem[]; listEnd: number } {
   const ordered = listBullet.length > 1;
   const sameIndentBullet = (text: string) => text.startsWith(indent) && BULLET_SPACE_RE.test(text.slice(indent.length));
-
-  // One pass over the lines.  Items start at lines with the list's indent and
-  // a bullet.  The list ends at a blank line followed by an unindented line
-  // that is not such a bullet, at a horizontal rule, at the end of the text,
-  // or where the bullet changes kind (`*` to `-`, or bullet to number): the
-  // rest is then parsed again as a new list.
   const items: ListItem[] = [{ start: startLine, end: endLine }];
   let listEnd = endLine;
   for (let line = startLine + 1; line < endLine; line++) {
@@ -237,9 +236,12 @@ function listRule(state: StateBlock, startLine: number, endLine: number, silent:
     }
   }
   items[items.length - 1].end = listEnd;
+  return { items, listEnd };
+}
 
-  // Item texts, with the bullet removed and continuation lines outdented.
-  const texts = items.map((item) => {
+/** Item texts, with the bullet removed and continuation lines outdented. */
+function listItemTexts(state: StateBlock, items: ListItem[]): string[] {
+  return items.map((item) => {
     const lines: string[] = [];
     for (let l = item.start; l < item.end; l++) lines.push(isBlank(state, l) ? '' : lineText(state, l));
     const raw = lines.join('\n');
@@ -250,9 +252,13 @@ function listRule(state: StateBlock, startLine: number, endLine: number, silent:
     }
     return text;
   });
+}
 
-  // Looseness, as marked decides it: a blank line inside an item, or between
-  // two items, makes the whole list loose.
+/**
+ * Looseness, as marked decides it: a blank line inside an item, or between
+ * two items, makes the whole list loose.
+ */
+function isLooseList(texts: string[]): boolean {
   let loose = false;
   let next = false;
   texts.forEach((text, i) => {
@@ -263,6 +269,21 @@ function listRule(state: StateBlock, startLine: number, endLine: number, silent:
     }
     if (itemLoose) loose = true;
   });
+  return loose;
+}
+
+function listRule(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+  const env = envOf(state);
+  const first = LIST_START_RE.exec(lineText(state, startLine));
+  if (!first) return false;
+  if (env.blockDepth >= env.ctx.limits.maxBlockNesting) return false;
+  if (silent) return true;
+  checkDeadline(env);
+  const listBullet = first[2];
+  const ordered = listBullet.length > 1;
+  const { items, listEnd } = findListItems(state, startLine, endLine, first[1], listBullet);
+  const texts = listItemTexts(state, items);
+  const loose = isLooseList(texts);
 
   const type = ordered ? 'ordered_list' : 'bullet_list';
   const tag = ordered ? 'ol' : 'ul';

@@ -81,9 +81,9 @@ export function processFencedBlocks(source: string, options: FenceOptions): stri
     } else if (lang === 'quote' || lang === 'quoted') {
       push(containerHandler(out, fence, formatQuote));
     } else if (lang === 'spoiler') {
-      push(containerHandler(out, fence, (text) => formatSpoiler(header, text)));
+      push(containerHandler(out, fence, (text) => formatSpoiler(options.stash, header, text)));
     } else if (lang === 'math') {
-      push(leafHandler(out, fence, (text) => options.stash.store(formatTex(text))));
+      push(leafHandler(out, fence, (text) => options.stash.store(formatTex(options, text))));
     } else {
       const language = lang;
       push(leafHandler(out, fence, (text) => options.stash.store(formatCode(language, text))));
@@ -120,31 +120,6 @@ export function processFencedBlocks(source: string, options: FenceOptions): stri
     };
   }
 
-  /** A block with no lines at all renders nothing, as in Zulip. */
-  function emit(out: string[], lines: string[], format: (text: string) => string): void {
-    if (lines.length === 0) return;
-    out.push('', ...format(lines.join('\n')).split('\n'), '');
-  }
-
-  function formatSpoiler(header: string | undefined, text: string): string {
-    const parts = [options.stash.store('<div class="spoiler-block"><div class="spoiler-header">')];
-    if (header !== undefined) parts.push(header);
-    parts.push(options.stash.store('</div><div class="spoiler-content" aria-hidden="true">'));
-    parts.push(text);
-    parts.push(options.stash.store('</div></div>'));
-    return parts.join('\n\n');
-  }
-
-  function formatTex(text: string): string {
-    return text
-      .split('\n\n')
-      .map((paragraph) => {
-        const html = options.renderDisplayTex(paragraph);
-        return html ?? `<span class="tex-error">${escapeDjango(paragraph)}</span>`;
-      })
-      .join('\n\n');
-  }
-
   const outer: Handler = {
     handleLine: (line) => checkForFence(output, line),
     done: () => pop(),
@@ -156,6 +131,31 @@ export function processFencedBlocks(source: string, options: FenceOptions): stri
   }
   while (handlers.length > 0) handlers[handlers.length - 1].done();
   return output.join('\n');
+}
+
+/** A block with no lines at all renders nothing, as in Zulip. */
+function emit(out: string[], lines: string[], format: (text: string) => string): void {
+  if (lines.length === 0) return;
+  out.push('', ...format(lines.join('\n')).split('\n'), '');
+}
+
+function formatSpoiler(stash: HtmlStash, header: string | undefined, text: string): string {
+  const parts = [stash.store('<div class="spoiler-block"><div class="spoiler-header">')];
+  if (header !== undefined) parts.push(header);
+  parts.push(stash.store('</div><div class="spoiler-content" aria-hidden="true">'));
+  parts.push(text);
+  parts.push(stash.store('</div></div>'));
+  return parts.join('\n\n');
+}
+
+function formatTex(options: FenceOptions, text: string): string {
+  return text
+    .split('\n\n')
+    .map((paragraph) => {
+      const html = options.renderDisplayTex(paragraph);
+      return html ?? `<span class="tex-error">${escapeDjango(paragraph)}</span>`;
+    })
+    .join('\n\n');
 }
 
 function formatQuote(text: string): string {

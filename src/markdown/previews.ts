@@ -93,11 +93,8 @@ function noTail(children: Token[], closeIndex: number): boolean {
   return after === undefined || after.type !== 'text' || after.content === '';
 }
 
-export function processLinks(
-  tokens: Token[],
-  env: RenderEnv,
-  TokenClass: typeof MarkdownIt.Token,
-): { tokens: Token[]; summary: LinkSummary } {
+/** Every link_open of the message, with what placing its preview needs (and the link bookkeeping). */
+function collectLinks(tokens: Token[], env: RenderEnv): { found: FoundLink[]; uploadIds: string[]; hasLink: boolean } {
   const found: FoundLink[] = [];
   const uploadIds: string[] = [];
   let hasLink = env.collector.channelLinks > 0;
@@ -132,82 +129,110 @@ export function processLinks(
       else if (child.nesting === -1) depth--;
     });
   });
+  return { found, uploadIds, hasLink };
+}
 
+/** Where the previews go and what they replace. */
+interface PreviewPlan {
+  insertAfter: Map<number, Token[]>;
+  insertBefore: Map<number, Token[]>;
+  removedBlocks: Set<number>;
+  removedChildren: Set<Token>;
+  touchedInlines: Set<Token>;
+  atEnd: Token[];
+}
+
+/** The preview's HTML (null: not previewable) and whether it may replace a bare URL. */
+function previewFor(env: RenderEnv, link: FoundLink): { html: string; removable: boolean } | null {
+  const urlIsText = link.text === link.href;
+  if (looksLikeImage(link.href)) {
+    return { html: imagePreviewHtml(env, link.href, urlIsText ? undefined : link.text), removable: urlIsText };
+  }
+  const videoId = youtubeVideoId(link.href);
+  if (videoId !== null) return { html: youtubePreviewHtml(env, link.href, videoId), removable: false };
+  return null;
+}
+
+/** Places one link's preview (see the file comment). */
+function placePreview(plan: PreviewPlan, tokens: Token[], link: FoundLink, preview: Token, removable: boolean): void {
+  const block = tokens[link.blockIndex];
+  const children = link.inline.children as Token[];
+  if (link.childIndex >= 0 && block.type === 'paragraph_open' && block.hidden) {
+    // Directly in a tight list item: append to the item.
+    const itemClose = findItemClose(tokens, link.blockIndex);
+    pushTo(plan.insertBefore, itemClose, preview);
+    const closeIndex = findLinkClose(children, link.childIndex);
+    if (removable && noLeadingText(children) && noTail(children, closeIndex)) {
+      for (const t of children.slice(link.childIndex, closeIndex + 1)) plan.removedChildren.add(t);
+      plan.touchedInlines.add(link.inline);
+    }
+  } else if (link.childIndex >= 0 && block.type === 'paragraph_open') {
+    // Directly in a paragraph: right after it, replacing a paragraph that is just this URL.
+    const closeIndex = link.blockIndex + 2;
+    pushTo(plan.insertAfter, closeIndex, preview);
+    const linkClose = findLinkClose(children, link.childIndex);
+    const onlyLink =
+      countElements(children) === 1 &&
+      children.slice(0, link.childIndex).every(isEmptyText) &&
+      children.slice(linkClose + 1).every(isEmptyText);
+    if (removable && onlyLink) {
+      plan.removedBlocks.add(link.blockIndex);
+      plan.removedBlocks.add(link.blockIndex + 1);
+      plan.removedBlocks.add(link.blockIndex + 2);
+    }
+  } else {
+    plan.atEnd.push(preview);
+  }
+}
+
+/** The token stream with the plan's previews inserted and the replaced URLs removed. */
+function applyPreviewPlan(tokens: Token[], plan: PreviewPlan): Token[] {
+  for (const inline of plan.touchedInlines) {
+    inline.children = (inline.children as Token[]).filter((t) => !plan.removedChildren.has(t));
+  }
+  const out: Token[] = [];
+  tokens.forEach((token, index) => {
+    const before = plan.insertBefore.get(index);
+    if (before) out.push(...before);
+    if (!plan.removedBlocks.has(index)) out.push(token);
+    const after = plan.insertAfter.get(index);
+    if (after) out.push(...after);
+  });
+  out.push(...plan.atEnd);
+  return out;
+}
+
+export function processLinks(
+  tokens: Token[],
+  env: RenderEnv,
+  TokenClass: typeof MarkdownIt.Token,
+): { tokens: Token[]; summary: LinkSummary } {
+  const { found, uploadIds, hasLink } = collectLinks(tokens, env);
   const summary: LinkSummary = { hasLink, hasImage: false, uploadPathIds: uploadIds };
   if (!env.ctx.imagePreviews || found.length === 0) return { tokens, summary };
 
   const previewable = new Set(found.filter((f) => !f.quoted).map((f) => f.href));
   if (previewable.size > env.ctx.limits.maxInlinePreviews) return { tokens, summary };
 
-  const insertAfter = new Map<number, Token[]>();
-  const insertBefore = new Map<number, Token[]>();
-  const removedBlocks = new Set<number>();
-  const removedChildren = new Set<Token>();
-  const touchedInlines = new Set<Token>();
-  const atEnd: Token[] = [];
+  const plan: PreviewPlan = {
+    insertAfter: new Map(),
+    insertBefore: new Map(),
+    removedBlocks: new Set(),
+    removedChildren: new Set(),
+    touchedInlines: new Set(),
+    atEnd: [],
+  };
   const seen = new Set<string>();
   const ordered = [...found].sort((a, b) => a.depth - b.depth || a.order - b.order);
-
   for (const link of ordered) {
     if (link.quoted || seen.has(link.href)) continue;
     seen.add(link.href);
-    const urlIsText = link.text === link.href;
-    let html: string | null = null;
-    let removable = false;
-    if (looksLikeImage(link.href)) {
-      html = imagePreviewHtml(env, link.href, urlIsText ? undefined : link.text);
-      removable = urlIsText;
-    } else {
-      const videoId = youtubeVideoId(link.href);
-      if (videoId !== null) html = youtubePreviewHtml(env, link.href, videoId);
-    }
-    if (html === null) continue;
+    const preview = previewFor(env, link);
+    if (preview === null) continue;
     summary.hasImage = true;
-    const preview = previewToken(TokenClass, html);
-    const block = tokens[link.blockIndex];
-    const children = link.inline.children as Token[];
-
-    if (link.childIndex >= 0 && block.type === 'paragraph_open' && block.hidden) {
-      // Directly in a tight list item: append to the item.
-      const itemClose = findItemClose(tokens, link.blockIndex);
-      pushTo(insertBefore, itemClose, preview);
-      const closeIndex = findLinkClose(children, link.childIndex);
-      if (removable && noLeadingText(children) && noTail(children, closeIndex)) {
-        for (const t of children.slice(link.childIndex, closeIndex + 1)) removedChildren.add(t);
-        touchedInlines.add(link.inline);
-      }
-    } else if (link.childIndex >= 0 && block.type === 'paragraph_open') {
-      // Directly in a paragraph: right after it, replacing a paragraph that is just this URL.
-      const closeIndex = link.blockIndex + 2;
-      pushTo(insertAfter, closeIndex, preview);
-      const linkClose = findLinkClose(children, link.childIndex);
-      const onlyLink =
-        countElements(children) === 1 &&
-        children.slice(0, link.childIndex).every(isEmptyText) &&
-        children.slice(linkClose + 1).every(isEmptyText);
-      if (removable && onlyLink) {
-        removedBlocks.add(link.blockIndex);
-        removedBlocks.add(link.blockIndex + 1);
-        removedBlocks.add(link.blockIndex + 2);
-      }
-    } else {
-      atEnd.push(preview);
-    }
+    placePreview(plan, tokens, link, previewToken(TokenClass, preview.html), preview.removable);
   }
-
-  for (const inline of touchedInlines) {
-    inline.children = (inline.children as Token[]).filter((t) => !removedChildren.has(t));
-  }
-  const out: Token[] = [];
-  tokens.forEach((token, index) => {
-    const before = insertBefore.get(index);
-    if (before) out.push(...before);
-    if (!removedBlocks.has(index)) out.push(token);
-    const after = insertAfter.get(index);
-    if (after) out.push(...after);
-  });
-  out.push(...atEnd);
-  return { tokens: out, summary };
+  return { tokens: applyPreviewPlan(tokens, plan), summary };
 }
 
 function pushTo(map: Map<number, Token[]>, index: number, token: Token): void {

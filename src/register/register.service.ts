@@ -66,6 +66,17 @@ function parseNarrow(raw: unknown[]): Array<[string, string]> {
   return terms;
 }
 
+/** What the sections of /register's state are built from. */
+interface StateRequest {
+  auth: AuthContext;
+  args: RegisterArgs;
+  realm: Realm;
+  capabilities: Record<string, boolean>;
+  /** fetch_event_types (or event_types); null: everything. */
+  wanted: string[] | null;
+  want: (type: string) => boolean;
+}
+
 /** POST /register: allocates an event queue and returns the initial state the client asked for. */
 @Injectable()
 export class RegisterService {
@@ -120,6 +131,27 @@ export class RegisterService {
     };
     // A fresh realm object: settings may have changed since the auth cache loaded it.
     const realm = await this.realms.getRealm(auth.realm.id);
+    const request: StateRequest = { auth, args, realm, capabilities, wanted, want };
+    await this.addRealmSections(state, request);
+    await this.addUserSections(state, request);
+    await this.addPresenceAndScheduledSections(state, request);
+    await this.addChannelSections(state, request);
+    await this.addMessageSections(state, request);
+    if (!capabilities.notification_settings_null && Array.isArray(state.subscriptions)) {
+      this.fillNotificationSettings(auth, [
+        ...(state.subscriptions as ChannelDict[]),
+        ...(state.unsubscribed as ChannelDict[]),
+      ]);
+    }
+    // The state above was read after the queue existed, so events that arrived meanwhile are in
+    // the queue; the client applies them on top (they may repeat what the state already shows).
+    state.last_event_id = queue.lastEventId;
+    return state;
+  }
+
+  /** The organization: settings, users, groups, defaults, profile fields, emoji, linkifiers, playgrounds. */
+  private async addRealmSections(state: Record<string, unknown>, r: StateRequest): Promise<void> {
+    const { auth, args, realm, capabilities, want } = r;
     if (want('realm')) Object.assign(state, await this.realmState(realm));
     if (want('realm_user'))
       Object.assign(
@@ -150,6 +182,10 @@ export class RegisterService {
       state.realm_linkifiers = capabilities.linkifier_url_template ? await this.linkifiers.list(realm.id) : [];
     }
     if (want('realm_playgrounds')) state.realm_playgrounds = await this.playgrounds.list(realm.id);
+  }
+
+  /** The user's own things: navigation views, muted users, bots, alert words, snippets, drafts. */
+  private async addUserSections(state: Record<string, unknown>, { auth, realm, want }: StateRequest): Promise<void> {
     if (want('navigation_views')) state.navigation_views = await this.navigationViews.list(auth.user.id);
     if (want('muted_users')) state.muted_users = await this.mutedUsers.list(auth.user.id);
     if (want('realm_bot')) state.realm_bots = await this.users.ownedBotDicts(auth.user, realm);
@@ -157,7 +193,11 @@ export class RegisterService {
     if (want('saved_snippets')) state.saved_snippets = await this.savedSnippets.snippetsOf(auth.user.id);
     if (want('drafts')) state.drafts = await this.drafts.draftsForRegister(auth.user.id);
     Object.assign(state, this.unbackedState(want));
-    // Presence and status (src/presence).
+  }
+
+  /** Presence and status (src/presence); scheduled messages and reminders (src/scheduled-messages). */
+  private async addPresenceAndScheduledSections(state: Record<string, unknown>, r: StateRequest): Promise<void> {
+    const { auth, args, realm, want } = r;
     if (want('presence')) {
       const presence = await this.presence.presenceResponse(realm, {
         slim: args.slim_presence,
@@ -170,13 +210,16 @@ export class RegisterService {
       state.server_timestamp = presence.server_timestamp;
     }
     if (want('user_status')) state.user_status = await this.userStatus.realmStatuses(realm, auth.user);
-    // Scheduled messages and reminders (src/scheduled-messages).
     if (want('scheduled_messages') || want('reminders')) {
       const { scheduled, reminders } = await this.scheduledMessages.stateFor(auth.user.id);
       if (want('scheduled_messages')) state.scheduled_messages = scheduled;
       if (want('reminders')) state.reminders = reminders;
     }
-    // Channels (src/channels): subscriptions, channels, default channels, topic policies, folders.
+  }
+
+  /** Channels (src/channels): subscriptions, channels, default channels, topic policies, folders. */
+  private async addChannelSections(state: Record<string, unknown>, r: StateRequest): Promise<void> {
+    const { auth, args, capabilities, wanted, want } = r;
     const archivedChannels = capabilities.archived_channels === true;
     if (want('subscription')) {
       Object.assign(
@@ -202,7 +245,11 @@ export class RegisterService {
       state.muted_topics = await this.channelQueries.mutedTopics(auth);
     }
     if (want('channel_folders')) state.channel_folders = await this.channelQueries.channelFolders(auth);
-    // Messages (src/messaging).
+  }
+
+  /** Messages (src/messaging): the newest id, unreads, stars, recent conversations. */
+  private async addMessageSections(state: Record<string, unknown>, r: StateRequest): Promise<void> {
+    const { auth, capabilities, want } = r;
     if (want('message')) state.max_message_id = await this.messagingState.maxMessageId(auth.user.id);
     if (want('message') && want('update_message_flags')) {
       state.unread_msgs = await this.messagingState.unreadMessages(
@@ -214,16 +261,6 @@ export class RegisterService {
     if (want('recent_private_conversations')) {
       state.recent_private_conversations = await this.messagingState.recentPrivateConversations(auth.user.id);
     }
-    if (!capabilities.notification_settings_null && Array.isArray(state.subscriptions)) {
-      this.fillNotificationSettings(auth, [
-        ...(state.subscriptions as ChannelDict[]),
-        ...(state.unsubscribed as ChannelDict[]),
-      ]);
-    }
-    // The state above was read after the queue existed, so events that arrived meanwhile are in
-    // the queue; the client applies them on top (they may repeat what the state already shows).
-    state.last_event_id = queue.lastEventId;
-    return state;
   }
 
   /**
@@ -297,6 +334,26 @@ export class RegisterService {
     const groupIds = REALM_GROUP_SETTING_NAMES.map((n) => realm[n]);
     const values = await this.groupSettings.valuesForApi(realm.id, groupIds);
     const state: Record<string, unknown> = {
+      ...this.serverLimitsState(realm),
+      ...this.realmIdentityState(realm),
+      ...this.realmSettingsState(realm),
+      ...this.serverPoliciesState(realm),
+    };
+    for (const name of REALM_GROUP_SETTING_NAMES) state[`realm_${name}`] = values.get(realm[name]) ?? realm[name];
+    const system = await this.groupSettings.systemGroupIds(realm.id);
+    const systemNames = new Map([...system].map(([name, id]) => [id, name]));
+    Object.assign(
+      state,
+      legacyRealmPolicies((setting) => systemNames.get(realm[setting])),
+    );
+    // Deprecated (feature level 212): the URL calls use.
+    state.jitsi_server_url = realm.jitsiServerUrl ?? state.server_jitsi_server_url;
+    return state;
+  }
+
+  /** realm_state's server section: limits, presence and typing timings, server capabilities. */
+  private serverLimitsState(realm: Realm): Record<string, unknown> {
+    return {
       max_message_length: Limits.MAX_MESSAGE_LENGTH,
       max_topic_length: Limits.MAX_TOPIC_LENGTH,
       max_stream_name_length: Limits.MAX_STREAM_NAME_LENGTH,
@@ -326,6 +383,12 @@ export class RegisterService {
       server_jitsi_server_url: 'https://meet.jit.si',
       server_can_summarize_topics: false,
       server_supported_permission_settings: this.supportedPermissionSettings(),
+    };
+  }
+
+  /** The organization's name, description, URLs, icon and logos. */
+  private realmIdentityState(realm: Realm): Record<string, unknown> {
+    return {
       realm_name: realm.name,
       realm_description: renderRealmDescription(realm.description),
       realm_url: this.realms.realmUrl(realm),
@@ -337,6 +400,12 @@ export class RegisterService {
       realm_logo_source: 'D',
       realm_night_logo_url: '/static/images/logo/zulip-org-logo.svg?version=0',
       realm_night_logo_source: 'D',
+    };
+  }
+
+  /** The organization's settings (realm_*). */
+  private realmSettingsState(realm: Realm): Record<string, unknown> {
+    return {
       realm_allow_message_editing: realm.allowMessageEditing,
       realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
       realm_message_content_delete_limit_seconds: realm.messageContentDeleteLimitSeconds,
@@ -389,6 +458,12 @@ export class RegisterService {
       realm_allow_edit_history: realm.messageEditHistoryVisibilityPolicy !== 'none',
       realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
       realm_default_external_accounts: defaultExternalAccountsForApi(),
+    };
+  }
+
+  /** Upload sizes, password rules, plan and server generation (and E2EE push, last as in Zulip). */
+  private serverPoliciesState(realm: Realm): Record<string, unknown> {
+    return {
       max_file_upload_size_mib: this.config.maxFileUploadSizeMib,
       max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
@@ -406,16 +481,6 @@ export class RegisterService {
       server_thumbnail_formats: [],
       realm_require_e2ee_push_notifications: realm.requireE2eePushNotifications,
     };
-    for (const name of REALM_GROUP_SETTING_NAMES) state[`realm_${name}`] = values.get(realm[name]) ?? realm[name];
-    const system = await this.groupSettings.systemGroupIds(realm.id);
-    const systemNames = new Map([...system].map(([name, id]) => [id, name]));
-    Object.assign(
-      state,
-      legacyRealmPolicies((setting) => systemNames.get(realm[setting])),
-    );
-    // Deprecated (feature level 212): the URL calls use.
-    state.jitsi_server_url = realm.jitsiServerUrl ?? state.server_jitsi_server_url;
-    return state;
   }
 
   private supportedPermissionSettings(): Record<string, unknown> {
