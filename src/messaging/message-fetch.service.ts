@@ -15,7 +15,14 @@ import {
 } from './message-access.policy';
 import { MessageAccessService } from './message-access.service';
 import { SubmessageRepository } from './submessage.repository';
-import { fetchedMessageDict, type FormatOptions, type MessageRow, type UserBrief } from './message-format';
+import {
+  fetchedMessageDict,
+  type FormatOptions,
+  type MessageRow,
+  type ReactionRow,
+  type SubmessageRow,
+  type UserBrief,
+} from './message-format';
 import {
   FetchQuery,
   MessageFetchRepository,
@@ -24,7 +31,7 @@ import {
   type FetchedRow,
 } from './message-fetch.repository';
 import { hasNul, topicForClient } from './message-text';
-import { type MessagesForDisplay, MessagesRepository } from './messages.repository';
+import { MessagesRepository } from './messages.repository';
 import { CHANNEL_OPERATORS, CHANNELS_OPERATORS, type NarrowTerm, operandText, parseNarrow } from './narrow';
 import { directMessageGroupHash } from './send.policy';
 import { renderMarkdown } from './markdown';
@@ -423,8 +430,8 @@ export class MessageFetchService {
   }
 
   /**
-   * Message dicts for fetched rows: one query for the messages with their reactions,
-   * submessages and the users they show.
+   * Message dicts for fetched rows: one query for the messages with their reactions and
+   * submessages, one for the users they show.
    */
   private async formatRows(
     auth: AuthContext,
@@ -447,10 +454,15 @@ export class MessageFetchService {
     auth: AuthContext,
     items: Array<{ row: FetchedRow; message: MessageRow }>,
     opts: FormatOptions,
-    /** The items' reactions, submessages and users when already loaded with them. */
-    extras?: Omit<MessagesForDisplay, 'messages'>,
+    /** The items' reactions and submessages when already loaded with them. */
+    extras?: { reactions: ReactionRow[]; submessages: SubmessageRow[] },
   ): Promise<Array<Record<string, unknown>>> {
-    const users = new Map((extras?.users ?? (await this.usersShownBy(items))).map((u) => [u.id, u]));
+    const userIds = new Set<number>();
+    for (const { message } of items) {
+      userIds.add(message.senderId);
+      for (const id of message.dmUserIds ?? []) userIds.add(id);
+    }
+    const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
     opts = { ...opts, inaccessibleSenderIds: await this.inaccessibleSenders(auth, items, users) };
     const ids = items.map((i) => i.message.id);
     const byMessage = groupByMessage(extras?.reactions ?? (await this.messages.reactionsForMessages(ids)));
@@ -470,16 +482,6 @@ export class MessageFetchService {
       if (row.match_subject !== undefined) dict.match_subject = row.match_subject;
       return dict;
     });
-  }
-
-  /** The senders and direct-message participants of these messages. */
-  private async usersShownBy(items: Array<{ message: MessageRow }>): Promise<UserBrief[]> {
-    const userIds = new Set<number>();
-    for (const { message } of items) {
-      userIds.add(message.senderId);
-      for (const id of message.dmUserIds ?? []) userIds.add(id);
-    }
-    return this.messages.usersForDisplay([...userIds]);
   }
 
   /**

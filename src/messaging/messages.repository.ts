@@ -53,52 +53,6 @@ export interface NewMessage {
   type: number;
 }
 
-/** What GET /messages shows of a set of messages (MessagesRepository.messagesForDisplay). */
-export interface MessagesForDisplay {
-  messages: MessageRow[];
-  reactions: ReactionRow[];
-  submessages: SubmessageRow[];
-  /** The senders and DM participants, as usersForDisplay returns them. */
-  users: UserBrief[];
-}
-
-/** USER_BRIEF_COLUMNS and the realm's string id, as a JSON array (in that order). */
-type UserBriefTuple = [
-  number,
-  number,
-  string,
-  string,
-  number,
-  string,
-  number,
-  boolean,
-  boolean,
-  number | null,
-  number,
-  boolean,
-  string,
-];
-
-function userBriefOfTuple(t: UserBriefTuple): UserBrief {
-  const [id, realmId, fullName, deliveryEmail, emailAddressVisibility, avatarSource, avatarVersion] = t;
-  const [, , , , , , , isActive, isBot, botOwnerId, role, isMirrorDummy, realmStringId] = t;
-  return {
-    id,
-    realmId,
-    fullName,
-    deliveryEmail,
-    emailAddressVisibility,
-    avatarSource,
-    avatarVersion,
-    isActive,
-    isBot,
-    botOwnerId,
-    role,
-    isMirrorDummy,
-    realmStringId,
-  };
-}
-
 const USER_BRIEF_COLUMNS = `u.id, u.realm_id, u.full_name, u.delivery_email, u.email_address_visibility,
   u.avatar_source, u.avatar_version, u.is_active, u.is_bot, u.bot_owner_id, u.role, u.is_mirror_dummy`;
 
@@ -168,8 +122,7 @@ const CHANNEL_FOR_SEND_SELECT = `
 
 /**
  * Messages by id ($1 realm, $2 ids) with channel name and DM participants; `withExtras` adds each
- * message's reactions and submessages as JSON arrays in id order (NULL when it has none), and on
- * the first row the users the messages show (`usersForDisplay` of the senders and participants).
+ * message's reactions and submessages as JSON arrays in id order (NULL when it has none).
  *
  * The channels and DM groups are looked up for the distinct conversations of the messages only
  * (one unique-index probe each: the newest 100 of a channel cost one), never by joining the
@@ -186,17 +139,9 @@ function messageRowsSql(withExtras: boolean): string {
        ), sm AS (
          SELECT message_id, json_agg(json_build_array(id, sender_id, msg_type, content) ORDER BY id) AS submessages
            FROM submessage WHERE message_id = ANY($2::int[]) GROUP BY message_id
-       ), people AS (
-         SELECT json_agg(json_build_array(${USER_BRIEF_COLUMNS}, r.string_id)) AS users
-           FROM user_profile u JOIN realm r ON r.id = u.realm_id
-          WHERE u.id = ANY(ARRAY(SELECT sender_id FROM m UNION SELECT unnest(user_ids) FROM g))
        )`
     : '';
-  // The users the messages show (senders, DM participants) ride on the first row only.
-  const extrasSelect = withExtras
-    ? `, r.reactions, sm.submessages,
-       CASE WHEN m.id = (SELECT min(id) FROM m) THEN (SELECT users FROM people) END AS users`
-    : '';
+  const extrasSelect = withExtras ? ', r.reactions, sm.submessages' : '';
   const extrasJoin = withExtras
     ? `LEFT JOIN r ON r.message_id = m.id
             LEFT JOIN sm ON sm.message_id = m.id`
@@ -729,20 +674,22 @@ export class MessagesRepository {
   }
 
   /**
-   * Messages to display (GET /messages): messagesByIds plus each message's reactions and
-   * submessages in id order, and the users they show (as usersForDisplay), aggregated in the same
-   * statement (one round trip instead of four; each table is read once for all the ids).
+   * Messages to display (GET /messages, GET /messages/{id}): messagesByIds plus each message's
+   * reactions and submessages in id order, aggregated in the same statement (one round trip
+   * instead of three; each table is read once for all the ids).
    */
-  async messagesForDisplay(realmId: number, ids: number[]): Promise<MessagesForDisplay> {
+  async messagesForDisplay(
+    realmId: number,
+    ids: number[],
+  ): Promise<{ messages: MessageRow[]; reactions: ReactionRow[]; submessages: SubmessageRow[] }> {
     const valid = dbIds(ids);
-    if (valid.length === 0) return { messages: [], reactions: [], submessages: [], users: [] };
+    if (valid.length === 0) return { messages: [], reactions: [], submessages: [] };
     const rows = await namedQuery<
       MessageRowRaw & {
         reactions: Array<[number, string, string, string]> | null;
         submessages: Array<[number, number, string, string]> | null;
-        users: UserBriefTuple[] | null;
       }
-    >(this.em, 'msg_messages_for_display_v2', messageRowsSql(true), [realmId, valid]);
+    >(this.em, 'msg_messages_for_display', messageRowsSql(true), [realmId, valid]);
     const reactions: ReactionRow[] = [];
     const submessages: SubmessageRow[] = [];
     for (const r of rows) {
@@ -753,8 +700,7 @@ export class MessagesRepository {
         submessages.push({ id, messageId: r.id, senderId, msgType, content });
       }
     }
-    const users = (rows[0]?.users ?? []).map(userBriefOfTuple);
-    return { messages: rows.map(toMessageRow), reactions, submessages, users };
+    return { messages: rows.map(toMessageRow), reactions, submessages };
   }
 
   async reactionsForMessages(ids: number[]): Promise<ReactionRow[]> {
