@@ -5,6 +5,7 @@
  *   npm run bench                          every workload, 3 interleaved rounds, 10 s each
  *   npm run bench -- send fetch            a subset
  *   npm run bench -- --quick               1 round of 3 s, a 100k-message realm, events at N=1,000
+ *   npm run bench -- --quick fetch1m       the newest-100 fetch on a realm of 1M messages (built even with --quick)
  *
  * Options: --rounds N (3), --seconds N (10), --warmup N (2), --loadgen wrk|autocannon,
  * --users N (10000), --channels N (1000), --messages N (1000000), --queues N (10000),
@@ -23,7 +24,9 @@ import { cpuSeconds, machineLoad } from './lib/proc';
 import { startCeiling, type RunningServer } from './lib/servers';
 import { log, quiesce, setupEnvironment, snapshot, startBenchProduct, type Environment } from './lib/setup';
 
-const HTTP_WORKLOADS = ['send', 'send1000', 'fetch', 'hello', 'streams', 'register'] as const;
+const HTTP_WORKLOADS = ['send', 'send1000', 'fetch', 'fetch1m', 'hello', 'streams', 'register'] as const;
+/** `fetch1m` measures the fetch on a realm of at least this many messages, even with --quick. */
+const FETCH_1M_MESSAGES = 1_000_000;
 const OTHER_WORKLOADS = ['events', 'events-redis', 'queues'] as const;
 const ALL = [...HTTP_WORKLOADS, ...OTHER_WORKLOADS];
 type WorkloadName = (typeof ALL)[number];
@@ -79,6 +82,7 @@ function parseOptions(argv: string[]): Options {
     else throw new Error(`unknown argument ${a} (workloads: ${ALL.join(', ')})`);
   }
   if (o.workloads.length === 0) o.workloads = [...ALL];
+  if (o.workloads.includes('fetch1m')) o.messages = Math.max(o.messages, FETCH_1M_MESSAGES);
   o.eventSizes = o.eventSizes.map((n) => Math.min(n, o.users));
   o.queues = Math.min(o.queues, o.users);
   return o;
@@ -110,6 +114,8 @@ interface HttpWorkload {
   ceiling?: Omit<LoadSpec, 'connections' | 'seconds'>;
   /** UserMessage rows per request (send workloads), for rows/s. */
   rowsPerRequest?: number;
+  /** Targets the report checks (issue 15): ratio to the ceiling at least, p99 and PG CPU at most. */
+  targets?: { ratio?: number; p99ms?: number; pgCpuUs?: number };
 }
 
 function httpWorkloads(env: Environment, product: RunningServer, ceiling: RunningServer): HttpWorkload[] {
@@ -145,6 +151,7 @@ function httpWorkloads(env: Environment, product: RunningServer, ceiling: Runnin
         body: sendBody(channels.c10.id),
       },
       rowsPerRequest: channels.c10.subscribers,
+      targets: { ratio: 0.55, p99ms: 25 },
     },
     {
       name: 'send1000',
@@ -174,6 +181,19 @@ function httpWorkloads(env: Environment, product: RunningServer, ceiling: Runnin
         headers: hamletAuth,
       },
       ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
+    },
+    {
+      // The same request, named for the realm it needs: the bench builds 1M messages for it.
+      name: 'fetch1m',
+      title: `GET /messages newest 100, realm of ${env.data.messagesInRealm} msgs (channel of ${env.data.messagesInFetchChannel})`,
+      connections: 8,
+      product: {
+        method: 'GET',
+        url: p(`/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`),
+        headers: hamletAuth,
+      },
+      ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
+      targets: { p99ms: 20, pgCpuUs: 1000 },
     },
     {
       name: 'hello',
@@ -461,6 +481,27 @@ async function queuesWorkload(
 
 // ---- report ---------------------------------------------------------------------------------
 
+/** One line per workload target: the figure measured against it. */
+function targetLines(workloads: HttpWorkload[], results: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const w of workloads) {
+    if (!w.targets) continue;
+    const r = results[w.name] as { product: Summary; ratio?: number };
+    const checks: string[] = [];
+    const check = (what: string, value: number | undefined, limit: number, atLeast: boolean, digits: number) => {
+      const ok = value !== undefined && !Number.isNaN(value) && (atLeast ? value >= limit : value <= limit);
+      checks.push(
+        `${what} ${fmt(value, digits)} (target ${atLeast ? '≥' : '≤'} ${fmt(limit, digits)}) ${ok ? 'met' : 'MISSED'}`,
+      );
+    };
+    if (w.targets.ratio !== undefined) check('ratio', r.ratio, w.targets.ratio, true, 2);
+    if (w.targets.p99ms !== undefined) check('p99 ms', r.product.p99ms, w.targets.p99ms, false, 1);
+    if (w.targets.pgCpuUs !== undefined) check('PG CPU µs/req', r.product.pgCpuUs, w.targets.pgCpuUs, false, 0);
+    out.push(`Targets, ${w.name}: ${checks.join('; ')}.`);
+  }
+  return out;
+}
+
 const fmt = (x: number | undefined, digits = 0) =>
   x === undefined || Number.isNaN(x)
     ? '–'
@@ -550,6 +591,7 @@ async function main(): Promise<void> {
       }
     }
     report.http = results;
+    lines.push('', ...targetLines(workloads, results));
   }
 
   const eventsResults: EventsResult[] = [];

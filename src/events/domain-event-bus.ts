@@ -70,6 +70,15 @@ export class DomainEventBus {
   }
 
   /**
+   * Whether `publish(event of type)` would run handlers inside the publisher's transaction. A
+   * publisher that writes with one statement and no transaction (runSingleStatement) asks first:
+   * such handlers may write, so it must open a transaction when there are any.
+   */
+  hasInTransactionSubscribers(type: DomainEventClass<object>): boolean {
+    return (this.inTransaction.get(type)?.length ?? 0) > 0;
+  }
+
+  /**
    * Publishes `event`: in-transaction handlers run now, one after the other (their errors reach
    * the caller); after-commit handlers are queued for COMMIT (or run now outside a transaction).
    */

@@ -269,187 +269,164 @@ export class MessageFetchService {
     opts: { receivedOnly?: boolean } = {},
   ): Promise<BuiltQuery> {
     const { user, realm } = auth;
-    const params = new SqlParams();
-    const conditions: string[] = [];
-    let includeHistory = false;
-    let search: string | null = null;
-    let channelRecipientId: number | null = null;
-    let excludeMuted = false;
-    let isChannelNarrow = false;
-    let isDmNarrow = false;
-    let groups: ReadonlySet<number> | null = null;
-    const mark = (kind: 'channel' | 'dm') => {
-      if (kind === 'channel') isChannelNarrow = true;
-      else isDmNarrow = true;
-      if (isChannelNarrow && isDmNarrow) throw NarrowErrors.channelAndDirectMessage();
-    };
-    const add = (cond: string, negated: boolean) => conditions.push(negated ? `NOT (${cond})` : `(${cond})`);
-    const host = this.realms.realmHost(realm);
-    const findUser = async (operand: string | number): Promise<UserBrief | undefined> => {
-      if (typeof operand === 'number') return (await this.messages.usersByIdsInRealm(realm.id, [operand]))[0];
-      return (await this.messages.usersByApiEmailsInRealm(realm.id, host, [operand.trim()]))[0];
-    };
-
+    const st = new NarrowState();
     for (const term of terms) {
-      const { operator, operand, negated } = term;
-      if (typeof operand === 'string' && hasNul(operand)) {
-        // Nothing stored contains NUL: unknown names, or no match (and it must not reach SQL).
-        if (CHANNEL_OPERATORS.includes(operator)) throw NarrowErrors.unknownChannel(operand);
-        if (['sender', 'dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
-          throw NarrowErrors.unknownUser(operand);
-        }
-        if (['dm', 'pm-with', 'pm_with'].includes(operator)) throw NarrowErrors.unknownUserIn(operand);
-        if (operator === 'topic' || operator === 'search') {
-          if (operator === 'topic') mark('channel');
-          add('false', negated);
-          continue;
-        }
-      }
-      if (CHANNEL_OPERATORS.includes(operator)) {
-        mark('channel');
-        const channel: NarrowChannel | null = await this.fetch.channelByOperand(
-          realm.id,
-          user.id,
-          operand as string | number,
-        );
-        if (!channel) throw NarrowErrors.unknownChannel(operandText(operand));
-        add(`m.recipient_id = ${params.add(channel.recipientId)}`, negated);
-        if (!negated) {
-          if (contentAccessNeedsGroups(user, channel, channel.subscribed) && groups === null) {
-            groups = await this.principals.groupIdsOf(user.id);
-          }
-          includeHistory = canAccessChannelHistory(user, channel, channel.subscribed, groups);
-          channelRecipientId ??= channel.recipientId;
-        }
-      } else if (CHANNELS_OPERATORS.includes(operator)) {
-        mark('channel');
-        if (operand !== 'public' && operand !== 'web-public')
-          throw NarrowErrors.unknownChannelsOperand(operandText(operand));
-        const ids = await this.fetch.publicChannelRecipientIds(realm.id, operand === 'web-public');
-        add(`m.recipient_id = ANY(${params.add(ids)}::int[])`, negated);
-        if (!negated && !isGuest(user)) includeHistory = true;
-      } else if (operator === 'topic') {
-        mark('channel');
-        add(`m.is_channel_message AND upper(m.subject) = upper(${params.add(operand)}::text)`, negated);
-      } else if (operator === 'sender') {
-        const sender = await findUser(operand as string | number);
-        if (!sender) throw NarrowErrors.unknownUser(operandText(operand));
-        add(`m.sender_id = ${params.add(sender.id)}`, negated);
-      } else if (operator === 'near') {
-        // Only meaningful to clients.
-      } else if (operator === 'id') {
-        const valid =
-          typeof operand === 'number' ? Number.isInteger(operand) && operand >= 0 : /^\d+$/.test(String(operand));
-        if (!valid) throw NarrowErrors.invalidMessageId();
-        // An id no message can have (beyond PostgreSQL's integer) matches nothing; it never reaches SQL.
-        const id = Number(operand);
-        add(isDbId(id) ? `m.id = ${params.add(id)}` : 'FALSE', negated);
-      } else if (operator === 'search') {
-        const text = operand as string;
-        for (const match of text.matchAll(/"[^"]+"|\S+/g)) {
-          const word = match[0];
-          if (word.length > 1 && word.startsWith('"') && word.endsWith('"')) {
-            const like = `%${word.slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-            const p = params.add(like);
-            add(`m.content ILIKE ${p} OR m.subject ILIKE ${p}`, negated);
-          }
-        }
-        add(`m.search_tsvector @@ plainto_tsquery('pg_catalog.english', ${params.add(text)}::text)`, negated);
-        if (!negated) search = text;
-      } else if (['dm', 'pm-with', 'pm_with'].includes(operator)) {
-        mark('dm');
-        const users: UserBrief[] = [];
-        if (typeof operand === 'string') {
-          const emails = operand.split(',').map((e) => e.trim());
-          const found = await this.messages.usersByApiEmailsInRealm(realm.id, host, emails);
-          for (const email of emails) {
-            const u = found.find(
-              (f) =>
-                (f.emailAddressVisibility === 1 ? f.deliveryEmail : `user${f.id}@${host}`).toLowerCase() ===
-                email.toLowerCase(),
-            );
-            if (!u) throw NarrowErrors.unknownUserIn(operandText(operand));
-            users.push(u);
-          }
-        } else {
-          const ids = Array.isArray(operand) ? operand : [operand];
-          const found = await this.messages.usersByIdsInRealm(realm.id, ids);
-          for (const id of ids) {
-            const u = found.find((f) => f.id === id);
-            if (!u) throw NarrowErrors.unknownUserIn(operandText(operand));
-            users.push(u);
-          }
-        }
-        if (users.length === 0) throw NarrowErrors.unknownUserIn(operandText(operand));
-        const participants = [...new Set([user.id, ...users.map((u) => u.id)])];
-        const recipientId = await this.messages.existingDirectMessageRecipient(directMessageGroupHash(participants));
-        add(recipientId === null ? 'false' : `m.recipient_id = ${params.add(recipientId)}`, negated);
-      } else if (['dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
-        mark('dm');
-        const other = await findUser(operand as string | number);
-        if (!other) throw NarrowErrors.unknownUser(operandText(operand));
-        const groupsOnly = operator !== 'dm-including';
-        if (other.id === user.id && !groupsOnly) {
-          add('NOT m.is_channel_message', negated);
-        } else {
-          const ids = await this.fetch.sharedDirectMessageRecipientIds(user.id, other.id, groupsOnly);
-          add(`m.recipient_id = ANY(${params.add(ids)}::int[])`, negated);
-        }
-      } else if (operator === 'is') {
-        switch (operand) {
-          case 'dm':
-          case 'private':
-            mark('dm');
-            add('NOT m.is_channel_message', negated);
-            break;
-          case 'starred':
-            add(`(um.flags & ${Flag.starred}) <> 0`, negated);
-            break;
-          case 'unread':
-            add(`(um.flags & ${Flag.read}) = 0`, negated);
-            break;
-          case 'mentioned':
-            add(`(um.flags & ${ANY_MENTION_MASK}) <> 0`, negated);
-            break;
-          case 'alerted':
-            add(`(um.flags & ${Flag.has_alert_word}) <> 0`, negated);
-            break;
-          case 'resolved':
-            add(`m.is_channel_message AND m.subject LIKE '✔ %'`, negated);
-            break;
-          case 'followed':
-            add(
-              `m.is_channel_message AND EXISTS (SELECT 1 FROM user_topic ut
-                 WHERE ut.user_profile_id = ${params.add(user.id)} AND ut.recipient_id = m.recipient_id
-                   AND lower(ut.topic_name) = lower(m.subject) AND ut.visibility_policy = 3)`,
-              negated,
-            );
-            break;
-          default:
-            throw NarrowErrors.unknownIsOperand(operandText(operand));
-        }
-      } else if (operator === 'in') {
-        if (operand === 'home') excludeMuted = true;
-        else if (operand !== 'all') throw NarrowErrors.unknownInOperand(operandText(operand));
-      } else if (operator === 'has') {
-        if (operand === 'reaction') add('EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)', negated);
-        else if (operand === 'attachment' || operand === 'image' || operand === 'link')
-          add(`m.has_${operand}`, negated);
-        else throw NarrowErrors.unknownHasOperand(operandText(operand));
-      } else {
-        throw NarrowErrors.unknownOperator(operator);
-      }
+      if (typeof term.operand === 'string' && hasNul(term.operand) && addNulTerm(st, term)) continue;
+      await this.addTerm(auth, st, term);
     }
     // Properties of UserMessage rows exist only for messages the user received.
     if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved' && t.operand !== 'followed'))
-      includeHistory = false;
-    if (opts.receivedOnly) includeHistory = false;
-    if (!includeHistory) {
+      st.includeHistory = false;
+    if (opts.receivedOnly) st.includeHistory = false;
+    const { params, conditions } = st;
+    if (!st.includeHistory) {
       const excluded = await this.fetch.inaccessibleChannelRecipientIds(realm.id, user.id, isGuest(user));
       if (excluded.length > 0) conditions.push(`m.recipient_id <> ALL(${params.add(excluded)}::int[])`);
     }
-    if (excludeMuted) conditions.push(...this.mutingConditions(params, user.id, channelRecipientId));
-    return { query: { includeHistory, conditions, params, search }, channelRecipientId, excludeMuted };
+    if (st.excludeMuted) conditions.push(...this.mutingConditions(params, user.id, st.channelRecipientId));
+    return {
+      query: { includeHistory: st.includeHistory, conditions, params, search: st.search },
+      channelRecipientId: st.channelRecipientId,
+      excludeMuted: st.excludeMuted,
+    };
+  }
+
+  /** One narrow term's conditions (the operators that need the database go to their own methods). */
+  private async addTerm(auth: AuthContext, st: NarrowState, term: NarrowTerm): Promise<void> {
+    const { operator, operand, negated } = term;
+    if (CHANNEL_OPERATORS.includes(operator)) return this.addChannelTerm(auth, st, term);
+    if (CHANNELS_OPERATORS.includes(operator)) return this.addChannelsTerm(auth, st, term);
+    switch (operator) {
+      case 'topic':
+        st.mark('channel');
+        st.add(`m.is_channel_message AND upper(m.subject) = upper(${st.params.add(operand)}::text)`, negated);
+        return;
+      case 'sender': {
+        const sender = await this.findUser(auth.realm, operand as string | number);
+        if (!sender) throw NarrowErrors.unknownUser(operandText(operand));
+        st.add(`m.sender_id = ${st.params.add(sender.id)}`, negated);
+        return;
+      }
+      case 'near':
+        return; // Only meaningful to clients.
+      case 'id':
+        return addIdTerm(st, term);
+      case 'search':
+        return addSearchTerm(st, term);
+      case 'dm':
+      case 'pm-with':
+      case 'pm_with':
+        return this.addDirectTerm(auth, st, term);
+      case 'dm-including':
+      case 'group-pm-with':
+      case 'group_pm_with':
+        return this.addDirectIncludingTerm(auth, st, term);
+      case 'is':
+        return addIsTerm(st, term, auth.user.id);
+      case 'in':
+        if (operand === 'home') st.excludeMuted = true;
+        else if (operand !== 'all') throw NarrowErrors.unknownInOperand(operandText(operand));
+        return;
+      case 'has':
+        return addHasTerm(st, term);
+      default:
+        throw NarrowErrors.unknownOperator(operator);
+    }
+  }
+
+  /** channel:<name or id>: its messages; whether its history is readable decides the search. */
+  private async addChannelTerm(auth: AuthContext, st: NarrowState, term: NarrowTerm): Promise<void> {
+    const { user, realm } = auth;
+    st.mark('channel');
+    const channel: NarrowChannel | null = await this.fetch.channelByOperand(
+      realm.id,
+      user.id,
+      term.operand as string | number,
+    );
+    if (!channel) throw NarrowErrors.unknownChannel(operandText(term.operand));
+    st.add(`m.recipient_id = ${st.params.add(channel.recipientId)}`, term.negated);
+    if (term.negated) return;
+    if (contentAccessNeedsGroups(user, channel, channel.subscribed) && st.groups === null) {
+      st.groups = await this.principals.groupIdsOf(user.id);
+    }
+    st.includeHistory = canAccessChannelHistory(user, channel, channel.subscribed, st.groups);
+    st.channelRecipientId ??= channel.recipientId;
+  }
+
+  /** channels:public / channels:web-public. */
+  private async addChannelsTerm(auth: AuthContext, st: NarrowState, term: NarrowTerm): Promise<void> {
+    const { operand, negated } = term;
+    st.mark('channel');
+    if (operand !== 'public' && operand !== 'web-public')
+      throw NarrowErrors.unknownChannelsOperand(operandText(operand));
+    const ids = await this.fetch.publicChannelRecipientIds(auth.realm.id, operand === 'web-public');
+    st.add(`m.recipient_id = ANY(${st.params.add(ids)}::int[])`, negated);
+    if (!negated && !isGuest(auth.user)) st.includeHistory = true;
+  }
+
+  /** dm:<emails or ids>: the direct-message conversation of exactly those users and the viewer. */
+  private async addDirectTerm(auth: AuthContext, st: NarrowState, term: NarrowTerm): Promise<void> {
+    const { user, realm } = auth;
+    const { operand, negated } = term;
+    st.mark('dm');
+    const users = await this.usersOfDirectOperand(realm, operand);
+    if (users.length === 0) throw NarrowErrors.unknownUserIn(operandText(operand));
+    const participants = [...new Set([user.id, ...users.map((u) => u.id)])];
+    const recipientId = await this.messages.existingDirectMessageRecipient(directMessageGroupHash(participants));
+    st.add(recipientId === null ? 'false' : `m.recipient_id = ${st.params.add(recipientId)}`, negated);
+  }
+
+  /** The users a dm operand names, in its order; an unknown one is an error. */
+  private async usersOfDirectOperand(
+    realm: AuthContext['realm'],
+    operand: NarrowTerm['operand'],
+  ): Promise<UserBrief[]> {
+    const host = this.realms.realmHost(realm);
+    const users: UserBrief[] = [];
+    if (typeof operand === 'string') {
+      const emails = operand.split(',').map((e) => e.trim());
+      const found = await this.messages.usersByApiEmailsInRealm(realm.id, host, emails);
+      for (const email of emails) {
+        const u = found.find(
+          (f) =>
+            (f.emailAddressVisibility === 1 ? f.deliveryEmail : `user${f.id}@${host}`).toLowerCase() ===
+            email.toLowerCase(),
+        );
+        if (!u) throw NarrowErrors.unknownUserIn(operandText(operand));
+        users.push(u);
+      }
+      return users;
+    }
+    const ids = Array.isArray(operand) ? operand : [operand];
+    const found = await this.messages.usersByIdsInRealm(realm.id, ids);
+    for (const id of ids) {
+      const u = found.find((f) => f.id === id);
+      if (!u) throw NarrowErrors.unknownUserIn(operandText(operand));
+      users.push(u);
+    }
+    return users;
+  }
+
+  /** dm-including:<user> (and the legacy group-pm-with, group conversations only). */
+  private async addDirectIncludingTerm(auth: AuthContext, st: NarrowState, term: NarrowTerm): Promise<void> {
+    const { user, realm } = auth;
+    const { operator, operand, negated } = term;
+    st.mark('dm');
+    const other = await this.findUser(realm, operand as string | number);
+    if (!other) throw NarrowErrors.unknownUser(operandText(operand));
+    const groupsOnly = operator !== 'dm-including';
+    if (other.id === user.id && !groupsOnly) {
+      st.add('NOT m.is_channel_message', negated);
+      return;
+    }
+    const ids = await this.fetch.sharedDirectMessageRecipientIds(user.id, other.id, groupsOnly);
+    st.add(`m.recipient_id = ANY(${st.params.add(ids)}::int[])`, negated);
+  }
+
+  /** A user of the realm by id or API email. */
+  private async findUser(realm: AuthContext['realm'], operand: string | number): Promise<UserBrief | undefined> {
+    if (typeof operand === 'number') return (await this.messages.usersByIdsInRealm(realm.id, [operand]))[0];
+    return (await this.messages.usersByApiEmailsInRealm(realm.id, this.realms.realmHost(realm), [operand.trim()]))[0];
   }
 
   /**
@@ -583,4 +560,104 @@ function groupByMessage<T extends { messageId: number }>(rows: readonly T[]): Ma
     else out.set(r.messageId, [r]);
   }
   return out;
+}
+
+/** What building a narrow's query accumulates (Zulip's NarrowBuilder state). */
+class NarrowState {
+  readonly params = new SqlParams();
+  readonly conditions: string[] = [];
+  includeHistory = false;
+  search: string | null = null;
+  /** The channel the narrow is limited to, if any. */
+  channelRecipientId: number | null = null;
+  excludeMuted = false;
+  /** The viewer's groups, once a term needed them. */
+  groups: ReadonlySet<number> | null = null;
+  private isChannelNarrow = false;
+  private isDmNarrow = false;
+
+  /** A term about channels or about direct messages; a narrow cannot have both. */
+  mark(kind: 'channel' | 'dm'): void {
+    if (kind === 'channel') this.isChannelNarrow = true;
+    else this.isDmNarrow = true;
+    if (this.isChannelNarrow && this.isDmNarrow) throw NarrowErrors.channelAndDirectMessage();
+  }
+
+  add(cond: string, negated: boolean): void {
+    this.conditions.push(negated ? `NOT (${cond})` : `(${cond})`);
+  }
+}
+
+/**
+ * A term whose operand contains NUL: nothing stored contains NUL, so names are unknown or the
+ * term matches nothing (and the operand must not reach SQL). Returns whether the term is done.
+ */
+function addNulTerm(st: NarrowState, term: NarrowTerm): boolean {
+  const { operator, operand, negated } = term;
+  if (CHANNEL_OPERATORS.includes(operator)) throw NarrowErrors.unknownChannel(operand as string);
+  if (['sender', 'dm-including', 'group-pm-with', 'group_pm_with'].includes(operator)) {
+    throw NarrowErrors.unknownUser(operand as string);
+  }
+  if (['dm', 'pm-with', 'pm_with'].includes(operator)) throw NarrowErrors.unknownUserIn(operand as string);
+  if (operator !== 'topic' && operator !== 'search') return false;
+  if (operator === 'topic') st.mark('channel');
+  st.add('false', negated);
+  return true;
+}
+
+function addIdTerm(st: NarrowState, { operand, negated }: NarrowTerm): void {
+  const valid = typeof operand === 'number' ? Number.isInteger(operand) && operand >= 0 : /^\d+$/.test(String(operand));
+  if (!valid) throw NarrowErrors.invalidMessageId();
+  // An id no message can have (beyond PostgreSQL's integer) matches nothing; it never reaches SQL.
+  const id = Number(operand);
+  st.add(isDbId(id) ? `m.id = ${st.params.add(id)}` : 'FALSE', negated);
+}
+
+/** search:<text>: full-text search, plus a substring match for each "quoted phrase". */
+function addSearchTerm(st: NarrowState, { operand, negated }: NarrowTerm): void {
+  const text = operand as string;
+  for (const match of text.matchAll(/"[^"]+"|\S+/g)) {
+    const word = match[0];
+    if (word.length > 1 && word.startsWith('"') && word.endsWith('"')) {
+      const like = `%${word.slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const p = st.params.add(like);
+      st.add(`m.content ILIKE ${p} OR m.subject ILIKE ${p}`, negated);
+    }
+  }
+  st.add(`m.search_tsvector @@ plainto_tsquery('pg_catalog.english', ${st.params.add(text)}::text)`, negated);
+  if (!negated) st.search = text;
+}
+
+function addIsTerm(st: NarrowState, { operand, negated }: NarrowTerm, userId: number): void {
+  switch (operand) {
+    case 'dm':
+    case 'private':
+      st.mark('dm');
+      return st.add('NOT m.is_channel_message', negated);
+    case 'starred':
+      return st.add(`(um.flags & ${Flag.starred}) <> 0`, negated);
+    case 'unread':
+      return st.add(`(um.flags & ${Flag.read}) = 0`, negated);
+    case 'mentioned':
+      return st.add(`(um.flags & ${ANY_MENTION_MASK}) <> 0`, negated);
+    case 'alerted':
+      return st.add(`(um.flags & ${Flag.has_alert_word}) <> 0`, negated);
+    case 'resolved':
+      return st.add(`m.is_channel_message AND m.subject LIKE '✔ %'`, negated);
+    case 'followed':
+      return st.add(
+        `m.is_channel_message AND EXISTS (SELECT 1 FROM user_topic ut
+           WHERE ut.user_profile_id = ${st.params.add(userId)} AND ut.recipient_id = m.recipient_id
+             AND lower(ut.topic_name) = lower(m.subject) AND ut.visibility_policy = 3)`,
+        negated,
+      );
+    default:
+      throw NarrowErrors.unknownIsOperand(operandText(operand));
+  }
+}
+
+function addHasTerm(st: NarrowState, { operand, negated }: NarrowTerm): void {
+  if (operand === 'reaction') st.add('EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)', negated);
+  else if (operand === 'attachment' || operand === 'image' || operand === 'link') st.add(`m.has_${operand}`, negated);
+  else throw NarrowErrors.unknownHasOperand(operandText(operand));
 }

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
-import { runInTransaction } from '../database/transaction';
+import { runInTransaction, runSingleStatement } from '../database/transaction';
 import { isDbId } from '../database/ids';
 import { mutedTopicsEvent, type NewMessageEvent, userTopicEvent } from '../events/client-events';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -23,7 +23,8 @@ import { inContentAccessGroups, isGuest } from './message-access.policy';
 import { messageDict, type FormatOptions, type MessageRow, type SubmessageRow, type UserBrief } from './message-format';
 import { SubmessageRepository } from './submessage.repository';
 import { widgetFromContent, widgetSubmessageContent } from './widget';
-import { MARKDOWN_VERSION, MessageRenderService } from './message-render.service';
+import { MARKDOWN_VERSION, MessageRenderService, type RenderResult } from './message-render.service';
+import type { RenderedMessage } from './markdown';
 import {
   hasNul,
   normalizeContent,
@@ -33,7 +34,7 @@ import {
   truncateTopic,
 } from './message-text';
 import { MessageType } from './message.entity';
-import { ChannelForSend, MessagesRepository } from './messages.repository';
+import { ChannelForSend, MessagesRepository, type NewMessage } from './messages.repository';
 import { MessageSentEvent } from './messaging.domain-events';
 import {
   autoVisibilityEnabled,
@@ -136,6 +137,156 @@ type Addressee =
   | { kind: 'channel'; byName: string | null; byId: number | null; topic: string }
   | { kind: 'direct'; recipients: UserBrief[] };
 
+/** A channel message that passed Zulip's check_message, not written yet. */
+interface CheckedChannelMessage {
+  content: string;
+  channel: ChannelForSend;
+  /** As stored (truncated). */
+  topic: string;
+  render: RenderResult;
+  /** Members of the mentioned groups. */
+  groupMembers: Set<number>;
+  /** The topic's participants when the message mentions them (@**topic**). */
+  topicParticipants: Set<number>;
+}
+
+/** A checked channel message with everything its write needs. */
+interface ChannelSendPlan extends CheckedChannelMessage {
+  /** The channel's active subscribers, and their flags in the same order. */
+  recipients: number[];
+  flags: number[];
+  mutedByIds: Set<number>;
+  hasAttachment: boolean;
+  hasWidget: boolean;
+  /** The sender's new visibility policy for the topic, if sending changes it. */
+  visibilityPolicy: number | null;
+  senderHiddenFrom: Set<number> | undefined;
+  topicLinks: FormatOptions['topicLinks'];
+  dateSent: Date;
+}
+
+/** A direct message that passed Zulip's check_message, not written yet. */
+interface CheckedDirectMessage {
+  content: string;
+  /** Recipients and sender, by id; their ids ascending; the conversation's hash. */
+  participants: Map<number, UserBrief>;
+  participantIds: number[];
+  hash: string;
+  render: RenderResult;
+  groupMembers: Set<number>;
+}
+
+/** The recipients of a batch of system-bot messages (MessageSendService.sendInternal). */
+interface InternalRecipients {
+  /** Per item: the DM participants (sender included, ascending), null for a channel. */
+  dmParticipants: Array<number[] | null>;
+  /** DM conversation recipient ids by hash. */
+  dmRecipients: Map<string, number>;
+  /** Channel subscribers by recipient id. */
+  subscribers: Map<number, number[]>;
+  users: Map<number, UserBrief>;
+}
+
+/** The message row of a send, from the sender and what the send decided. */
+function newMessage(
+  auth: { realm: { id: number }; user: { id: number } },
+  sendingClient: string,
+  m: {
+    recipientId: number;
+    subject: string;
+    content: string;
+    rendered: RenderedMessage;
+    hasAttachment: boolean;
+    isChannelMessage: boolean;
+    dateSent: Date;
+  },
+): NewMessage {
+  return {
+    realmId: auth.realm.id,
+    senderId: auth.user.id,
+    recipientId: m.recipientId,
+    subject: m.subject,
+    content: m.content,
+    renderedContent: m.rendered.html,
+    renderedContentVersion: MARKDOWN_VERSION,
+    dateSent: m.dateSent,
+    sendingClient,
+    hasAttachment: m.hasAttachment,
+    hasImage: m.rendered.hasImage,
+    hasLink: m.rendered.hasLink,
+    isChannelMessage: m.isChannelMessage,
+    type: MessageType.NORMAL,
+  };
+}
+
+/** Where a sent message went, as its message dict shows it. */
+type SentWhere = Pick<MessageRow, 'streamId' | 'streamName' | 'dmUserIds'>;
+
+/** The row a message dict is built from, for a message just written with id `id`. */
+function sentRow(id: number, m: NewMessage, where: SentWhere): MessageRow {
+  return {
+    id,
+    realmId: m.realmId,
+    senderId: m.senderId,
+    recipientId: m.recipientId,
+    subject: m.subject,
+    content: m.content,
+    renderedContent: m.renderedContent,
+    dateSent: m.dateSent,
+    sendingClient: m.sendingClient,
+    lastEditTime: null,
+    editHistory: null,
+    isChannelMessage: m.isChannelMessage,
+    ...where,
+  };
+}
+
+/** One system-bot message of a batch: its row, recipients and their flags (no permission checks). */
+function prepareInternalMessage(
+  realm: Realm,
+  sender: UserBrief,
+  target: InternalTarget,
+  addressed: InternalRecipients,
+  m: {
+    content: string;
+    rendered: RenderedMessage;
+    alertWordUserIds: Set<number>;
+    participants: number[] | null;
+    groupMembers: Map<number, number[]>;
+    dateSent: Date;
+  },
+): { message: NewMessage; where: SentWhere; recipients: number[]; flags: number[] } {
+  const isChannel = target.kind === 'channel';
+  const recipientId = isChannel
+    ? target.recipientId
+    : addressed.dmRecipients.get(directMessageGroupHash(m.participants!))!;
+  const recipients = isChannel ? (addressed.subscribers.get(target.recipientId) ?? []) : m.participants!;
+  const flagInputs = {
+    senderId: sender.id,
+    readBySender: false,
+    isDirectMessage: !isChannel,
+    mentionedUserIds: new Set(m.rendered.mentionedUserIds),
+    groupMentionedUserIds: new Set(m.rendered.mentionedGroupIds.flatMap((g) => m.groupMembers.get(g) ?? [])),
+    streamWildcard: m.rendered.mentionsStreamWildcard,
+    topicWildcard: false,
+    topicParticipantIds: new Set<number>(),
+    alertWordUserIds: m.alertWordUserIds,
+  };
+  const message = newMessage({ realm, user: sender }, 'Internal', {
+    recipientId,
+    subject: isChannel ? truncateTopic(target.topic) : '',
+    content: m.content,
+    rendered: m.rendered,
+    hasAttachment: false,
+    isChannelMessage: isChannel,
+    dateSent: m.dateSent,
+  });
+  const where: SentWhere = isChannel
+    ? { streamId: target.channelId, streamName: target.name, dmUserIds: null }
+    : { streamId: null, streamName: null, dmUserIds: recipients };
+  return { message, where, recipients, flags: recipients.map((id) => userMessageFlags(id, flagInputs)) };
+}
+
 /**
  * POST /messages (Zulip's check_send_message → check_message → do_send_messages): validates
  * the addressee and content in Zulip's order, checks permissions, renders, and writes the
@@ -167,14 +318,13 @@ export class MessageSendService {
       // DECISIONS #6: local echo needs both.
       throw Errors.missingArgumentPlain('local_id');
     }
-    return runInTransaction(this.dataSource, async () => {
-      const addressee = await this.buildAddressee(auth, input);
-      const content = normalizeContent(input.content);
-      if (addressee.kind === 'channel') {
-        return (await this.sendToChannel(auth, input, addressee, content)) as SendMessageResult;
-      }
-      return (await this.sendDirect(auth, input, addressee.recipients, content)) as SendMessageResult;
-    });
+    // The checks only read: no transaction until the writes (doSend* choose how they commit).
+    const addressee = await this.buildAddressee(auth, input);
+    const content = normalizeContent(input.content);
+    if (addressee.kind === 'channel') {
+      return this.doSendToChannel(auth, input, await this.checkChannelMessage(auth, addressee, content));
+    }
+    return this.doSendDirect(auth, input, await this.checkDirectMessage(auth, addressee.recipients, content));
   }
 
   /**
@@ -182,14 +332,29 @@ export class MessageSendService {
    * check_message, which scheduling runs when a message is scheduled or edited).
    */
   async checkMessage(auth: AuthContext, input: SendMessageInput): Promise<CheckedMessage> {
-    return runInTransaction(this.dataSource, async () => {
-      const addressee = await this.buildAddressee(auth, input);
-      const content = normalizeContent(input.content);
-      if (addressee.kind === 'channel') {
-        return (await this.sendToChannel(auth, input, addressee, content, true)) as CheckedMessage;
-      }
-      return (await this.sendDirect(auth, input, addressee.recipients, content, true)) as CheckedMessage;
-    });
+    const addressee = await this.buildAddressee(auth, input);
+    const content = normalizeContent(input.content);
+    if (addressee.kind === 'channel') {
+      const checked = await this.checkChannelMessage(auth, addressee, content);
+      return {
+        content,
+        renderedContent: checked.render.rendered.html,
+        recipientType: 'stream',
+        streamId: checked.channel.id,
+        topic: checked.topic,
+        toUserIds: null,
+      };
+    }
+    const checked = await this.checkDirectMessage(auth, addressee.recipients, content);
+    const others = checked.participantIds.filter((id) => id !== auth.user.id);
+    return {
+      content,
+      renderedContent: checked.render.rendered.html,
+      recipientType: 'private',
+      streamId: null,
+      topic: '',
+      toUserIds: others.length > 0 ? others : [auth.user.id],
+    };
   }
 
   /**
@@ -336,157 +501,214 @@ export class MessageSendService {
     throw refuse();
   }
 
-  private async sendToChannel(
+  /**
+   * Zulip's check_message for a channel message: the channel, the sender's right to post there
+   * and to start the topic, the topics policy, the rendering and the mentions it may make.
+   */
+  private async checkChannelMessage(
     auth: AuthContext,
-    input: SendMessageInput,
     addressee: Extract<Addressee, { kind: 'channel' }>,
     content: string,
-    checkOnly = false,
-  ): Promise<SendMessageResult | CheckedMessage> {
-    const { user, realm } = auth;
+  ): Promise<CheckedChannelMessage> {
+    const { realm } = auth;
     const topic = truncateTopic(addressee.topic);
     const channel = await this.loadChannel(auth, addressee, topic);
     await this.checkChannelSendPermission(auth, { ...channel, subscribed: channel.senderSubscribed });
     await this.checkCanCreateTopic(auth, channel);
     const policyError = topicsPolicyError(effectiveTopicsPolicy(channel.topicsPolicy, realm.topicsPolicy), topic);
     if (policyError) throw Errors.badRequest(policyError);
+    const render = await this.renderer.render(auth, content);
+    const topicParticipants = await this.checkWildcardMentions(auth, channel, topic, render.rendered);
+    const groupMembers = await this.checkGroupMentions(auth, render.rendered.mentionedGroupIds, render.groups);
+    return { content, channel, topic, render, groupMembers, topicParticipants };
+  }
 
-    const { rendered, groups, alertWordUserIds } = await this.renderer.render(auth, content);
+  /**
+   * Zulip's channel and topic wildcard permission checks (can_mention_many_users_group); returns
+   * the topic's participants (sender included) when the message mentions them, else nobody.
+   */
+  private async checkWildcardMentions(
+    auth: AuthContext,
+    channel: ChannelForSend,
+    topic: string,
+    rendered: RenderedMessage,
+  ): Promise<Set<number>> {
+    const { user, realm } = auth;
     const canMentionMany = () => this.principals.userHolds(user, realm.id, realm.can_mention_many_users_group, true);
     if (rendered.mentionsStreamWildcard && wildcardNeedsPermission(channel.subscriberIds.length)) {
-      if (!(await canMentionMany())) {
-        throw MessageErrors.channelWildcardNotAllowed();
-      }
+      if (!(await canMentionMany())) throw MessageErrors.channelWildcardNotAllowed();
     }
-    let topicParticipants = new Set<number>();
-    if (rendered.mentionsTopicWildcard) {
-      topicParticipants = new Set(await this.messages.topicParticipantIds(realm.id, channel.recipientId, topic));
-      topicParticipants.add(user.id);
-      if (wildcardNeedsPermission(topicParticipants.size) && !(await canMentionMany())) {
-        throw MessageErrors.topicWildcardNotAllowed();
-      }
+    if (!rendered.mentionsTopicWildcard) return new Set();
+    const participants = new Set(await this.messages.topicParticipantIds(realm.id, channel.recipientId, topic));
+    participants.add(user.id);
+    if (wildcardNeedsPermission(participants.size) && !(await canMentionMany())) {
+      throw MessageErrors.topicWildcardNotAllowed();
     }
-    const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
-    if (checkOnly) {
-      const checked: CheckedMessage = {
-        content,
-        renderedContent: rendered.html,
-        recipientType: 'stream',
-        streamId: channel.id,
-        topic,
-        toUserIds: null,
-      };
-      return checked;
-    }
+    return participants;
+  }
 
-    const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
+  /**
+   * Writes a checked channel message. A plain send (no upload to claim, no widget, no automatic
+   * topic visibility change, no in-transaction subscriber of MessageSentEvent) writes one
+   * statement, the message with its UserMessage rows: it runs without BEGIN/COMMIT
+   * (runSingleStatement); anything more runs in a transaction. Events go out after the commit
+   * either way.
+   */
+  private async doSendToChannel(
+    auth: AuthContext,
+    input: SendMessageInput,
+    checked: CheckedChannelMessage,
+  ): Promise<SendMessageResult> {
+    const plan = await this.planChannelMessage(auth, input, checked);
+    const write = () => this.writeChannelMessage(auth, input, plan);
+    const oneStatement =
+      !plan.hasAttachment &&
+      !plan.hasWidget &&
+      plan.visibilityPolicy === null &&
+      !this.bus.hasInTransactionSubscribers(MessageSentEvent);
+    return oneStatement ? runSingleStatement(write) : runInTransaction(this.dataSource, write);
+  }
+
+  /**
+   * Everything the write of a channel message needs, read before it (so that nothing after the
+   * insert can fail for want of data): each subscriber's flags, the uploads it claims, the
+   * sender's automatic topic visibility, who may not see the sender, the topic links.
+   */
+  private async planChannelMessage(
+    auth: AuthContext,
+    input: SendMessageInput,
+    checked: CheckedChannelMessage,
+  ): Promise<ChannelSendPlan> {
+    const { user, realm } = auth;
+    const { channel, render } = checked;
+    const recipients = channel.subscriberIds;
+    const mutedByIds = await this.mutedUsers.mutersOf(realm.id, user.id, recipients);
     const flagInputs = {
       senderId: user.id,
-      readBySender,
+      readBySender: input.readBySender ?? defaultReadBySender(input.clientName),
       isDirectMessage: false,
-      mentionedUserIds: new Set(rendered.mentionedUserIds),
-      groupMentionedUserIds: groupMembers,
-      streamWildcard: rendered.mentionsStreamWildcard,
-      topicWildcard: rendered.mentionsTopicWildcard,
-      topicParticipantIds: topicParticipants,
-      mutedByIds: await this.mutedUsers.mutersOf(realm.id, user.id, channel.subscriberIds),
-      alertWordUserIds,
+      mentionedUserIds: new Set(render.rendered.mentionedUserIds),
+      groupMentionedUserIds: checked.groupMembers,
+      streamWildcard: render.rendered.mentionsStreamWildcard,
+      topicWildcard: render.rendered.mentionsTopicWildcard,
+      topicParticipantIds: checked.topicParticipants,
+      mutedByIds,
+      alertWordUserIds: render.alertWordUserIds,
     };
-    const recipients = channel.subscriberIds;
-    const flags = recipients.map((id) => userMessageFlags(id, flagInputs));
-    const dateSent = new Date();
-    const hasAttachment = await this.hasClaimableAttachments(auth, rendered.linkedUploadPathIds);
-    const id = await this.messages.insertMessage(
-      {
-        realmId: realm.id,
-        senderId: user.id,
-        recipientId: channel.recipientId,
-        subject: topic,
-        content,
-        renderedContent: rendered.html,
-        renderedContentVersion: MARKDOWN_VERSION,
-        dateSent,
-        sendingClient: input.clientName,
-        hasAttachment,
-        hasImage: rendered.hasImage,
-        hasLink: rendered.hasLink,
-        isChannelMessage: true,
-        type: MessageType.NORMAL,
-      },
+    return {
+      ...checked,
       recipients,
-      flags,
-      channel.id,
-    );
-    if (hasAttachment) await this.messages.claimAttachments(realm.id, user.id, id, rendered.linkedUploadPathIds);
-    const submessages = await this.addWidgets([{ messageId: id, senderId: user.id, content }]);
+      flags: recipients.map((id) => userMessageFlags(id, flagInputs)),
+      mutedByIds,
+      hasAttachment: await this.hasClaimableAttachments(auth, render.rendered.linkedUploadPathIds),
+      hasWidget: widgetFromContent(checked.content) !== null,
+      visibilityPolicy: this.automaticVisibilityPolicy(user, channel),
+      // A sender who is not subscribed may be someone a restricted guest subscriber cannot see.
+      senderHiddenFrom: recipients.includes(user.id)
+        ? undefined
+        : await this.userAccess.whoCannotAccess(realm, user, recipients),
+      topicLinks: (await this.linkifiers.forRendering(realm.id)).topicLinks,
+      dateSent: new Date(),
+    };
+  }
 
-    const result: SendMessageResult = { id };
-    const policy = this.automaticVisibilityPolicy(user, channel);
-    if (policy !== null) {
-      await this.userTopics.setVisibilityPolicy({
-        userId: user.id,
-        streamId: channel.id,
-        recipientId: channel.recipientId,
-        topicName: topic,
-        policy,
-        at: dateSent,
-      });
-      const userTopic = userTopicEvent({
-        streamId: channel.id,
-        topicName: topic,
-        lastUpdated: dateSent,
-        visibilityPolicy: policy,
-      });
-      if (channel.senderVisibilityPolicy === VisibilityPolicy.MUTED) {
-        // The topic leaves the legacy muted_topics list: its event comes first, as in Zulip's
-        // do_set_user_topic_visibility_policy (queues registered for user_topic skip it).
-        this.events.sendOnCommit(realm.id, mutedTopicsEvent(await this.channelQueries.mutedTopics(auth)), [user.id]);
-      }
-      // Clients without empty_topic_name see the empty topic's display name.
-      this.events.sendOnCommit(realm.id, userTopic, [user.id], (queue) => ({
-        ...userTopic,
-        topic_name: topicForClient(topic, queue.options.clientCapabilities.empty_topic_name === true),
-      }));
-      result.automatic_new_visibility_policy = policy;
-    }
-
-    const row: MessageRow = {
-      id,
-      realmId: realm.id,
-      senderId: user.id,
+  /** The writes of a channel message and its events, queued for after the commit. */
+  private async writeChannelMessage(
+    auth: AuthContext,
+    input: SendMessageInput,
+    plan: ChannelSendPlan,
+  ): Promise<SendMessageResult> {
+    const { user, realm } = auth;
+    const { channel, topic } = plan;
+    const message = newMessage(auth, input.clientName, {
       recipientId: channel.recipientId,
       subject: topic,
-      content,
-      renderedContent: rendered.html,
-      dateSent,
-      sendingClient: input.clientName,
-      lastEditTime: null,
-      editHistory: null,
+      content: plan.content,
+      rendered: plan.render.rendered,
+      hasAttachment: plan.hasAttachment,
       isChannelMessage: true,
-      streamId: channel.id,
-      streamName: channel.name,
-      dmUserIds: null,
-    };
-    // A sender who is not subscribed may be someone a restricted guest subscriber cannot see.
-    const hiddenFrom = channel.subscriberIds.includes(user.id)
-      ? undefined
-      : await this.userAccess.whoCannotAccess(realm, user, recipients);
+      dateSent: plan.dateSent,
+    });
+    const id = await this.messages.insertMessage(message, plan.recipients, plan.flags, channel.id);
+    const submessages = await this.writeMessageExtras(auth, id, message, plan.render.rendered);
+    const result: SendMessageResult = { id };
+    if (plan.visibilityPolicy !== null) {
+      await this.applyAutomaticVisibility(auth, channel, topic, plan.visibilityPolicy, plan.dateSent);
+      result.automatic_new_visibility_policy = plan.visibilityPolicy;
+    }
+    const row = sentRow(id, message, { streamId: channel.id, streamName: channel.name, dmUserIds: null });
     await this.queueMessageEvent(
       realm,
       echoOf(user.id, input),
       row,
       new Map([[user.id, userBriefOf(user)]]),
-      recipients,
-      flags,
+      plan.recipients,
+      plan.flags,
       {
-        hasAttachment,
-        mutedByIds: flagInputs.mutedByIds,
+        hasAttachment: plan.hasAttachment,
+        mutedByIds: plan.mutedByIds,
         submessages,
         notifyCandidateIds: channel.notifyCandidateIds,
-        senderHiddenFrom: hiddenFrom,
+        senderHiddenFrom: plan.senderHiddenFrom,
+        topicLinks: plan.topicLinks,
       },
     );
     return result;
+  }
+
+  /**
+   * After the insert: links the uploads the message may claim (Zulip's do_claim_attachments)
+   * and stores its widget's submessage, if any (none of which costs a statement otherwise).
+   */
+  private async writeMessageExtras(
+    auth: AuthContext,
+    id: number,
+    message: NewMessage,
+    rendered: RenderedMessage,
+  ): Promise<SubmessageRow[]> {
+    if (message.hasAttachment) {
+      await this.messages.claimAttachments(auth.realm.id, auth.user.id, id, rendered.linkedUploadPathIds);
+    }
+    return this.addWidgets([{ messageId: id, senderId: auth.user.id, content: message.content }]);
+  }
+
+  /**
+   * Sending changed the sender's visibility policy for the topic (Zulip's
+   * set_visibility_policy_possible_for_new_message): stores it, with its user_topic event (and
+   * muted_topics first when the topic was muted).
+   */
+  private async applyAutomaticVisibility(
+    auth: AuthContext,
+    channel: ChannelForSend,
+    topic: string,
+    policy: number,
+    at: Date,
+  ): Promise<void> {
+    const { user, realm } = auth;
+    await this.userTopics.setVisibilityPolicy({
+      userId: user.id,
+      streamId: channel.id,
+      recipientId: channel.recipientId,
+      topicName: topic,
+      policy,
+      at,
+    });
+    const userTopic = userTopicEvent({
+      streamId: channel.id,
+      topicName: topic,
+      lastUpdated: at,
+      visibilityPolicy: policy,
+    });
+    if (channel.senderVisibilityPolicy === VisibilityPolicy.MUTED) {
+      // The topic leaves the legacy muted_topics list: its event comes first, as in Zulip's
+      // do_set_user_topic_visibility_policy (queues registered for user_topic skip it).
+      this.events.sendOnCommit(realm.id, mutedTopicsEvent(await this.channelQueries.mutedTopics(auth)), [user.id]);
+    }
+    // Clients without empty_topic_name see the empty topic's display name.
+    this.events.sendOnCommit(realm.id, userTopic, [user.id], (queue) => ({
+      ...userTopic,
+      topic_name: topicForClient(topic, queue.options.clientCapabilities.empty_topic_name === true),
+    }));
   }
 
   private automaticVisibilityPolicy(user: UserProfile, channel: ChannelForSend): number | null {
@@ -525,13 +747,15 @@ export class MessageSendService {
     return (await this.messages.claimableAttachmentIds(auth.realm.id, auth.user.id, pathIds)).length > 0;
   }
 
-  private async sendDirect(
+  /**
+   * Zulip's check_message for a direct message: the recipients' accounts, the sender's right to
+   * see and write to them, the rendering and the group mentions.
+   */
+  private async checkDirectMessage(
     auth: AuthContext,
-    input: SendMessageInput,
     recipients: UserBrief[],
     content: string,
-    checkOnly = false,
-  ): Promise<SendMessageResult | CheckedMessage> {
+  ): Promise<CheckedDirectMessage> {
     const { user, realm } = auth;
     await this.checkSenderCanAccessRecipients(auth, recipients);
     for (const r of recipients) {
@@ -546,84 +770,61 @@ export class MessageSendService {
     const participantIds = [...participants.keys()].sort((a, b) => a - b);
     const hash = directMessageGroupHash(participantIds);
     await this.checkCanSendDirectMessage(auth, recipients, hash);
+    const render = await this.renderer.render(auth, content);
+    const groupMembers = await this.checkGroupMentions(auth, render.rendered.mentionedGroupIds, render.groups);
+    return { content, participants, participantIds, hash, render, groupMembers };
+  }
 
-    const { rendered, groups, alertWordUserIds } = await this.renderer.render(auth, content);
-    const groupMembers = await this.checkGroupMentions(auth, rendered.mentionedGroupIds, groups);
-    if (checkOnly) {
-      const others = participantIds.filter((id) => id !== user.id);
-      const checked: CheckedMessage = {
-        content,
-        renderedContent: rendered.html,
-        recipientType: 'private',
-        streamId: null,
-        topic: '',
-        toUserIds: others.length > 0 ? others : [user.id],
-      };
-      return checked;
-    }
-    const recipientId = await this.messages.directMessageRecipient(hash, participantIds);
-    const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
+  /**
+   * Writes a checked direct message, in a transaction: its conversation may have to be created
+   * first. The reads come before it.
+   */
+  private async doSendDirect(
+    auth: AuthContext,
+    input: SendMessageInput,
+    checked: CheckedDirectMessage,
+  ): Promise<SendMessageResult> {
+    const { user, realm } = auth;
+    const { participantIds } = checked;
+    const { rendered, alertWordUserIds } = checked.render;
+    const mutedByIds = await this.mutedUsers.mutersOf(realm.id, user.id, participantIds);
     const flagInputs = {
       senderId: user.id,
-      readBySender,
+      readBySender: input.readBySender ?? defaultReadBySender(input.clientName),
       isDirectMessage: true,
       mentionedUserIds: new Set(rendered.mentionedUserIds),
-      groupMentionedUserIds: groupMembers,
+      groupMentionedUserIds: checked.groupMembers,
       streamWildcard: rendered.mentionsStreamWildcard,
       topicWildcard: false,
       topicParticipantIds: new Set<number>(),
-      mutedByIds: await this.mutedUsers.mutersOf(realm.id, user.id, participantIds),
+      mutedByIds,
       alertWordUserIds,
     };
     const flags = participantIds.map((id) => userMessageFlags(id, flagInputs));
-    const dateSent = new Date();
     const hasAttachment = await this.hasClaimableAttachments(auth, rendered.linkedUploadPathIds);
-    const id = await this.messages.insertMessage(
-      {
-        realmId: realm.id,
-        senderId: user.id,
+    const { topicLinks } = await this.linkifiers.forRendering(realm.id);
+    return runInTransaction(this.dataSource, async () => {
+      const recipientId = await this.messages.directMessageRecipient(checked.hash, participantIds);
+      const message = newMessage(auth, input.clientName, {
         recipientId,
         subject: '',
-        content,
-        renderedContent: rendered.html,
-        renderedContentVersion: MARKDOWN_VERSION,
-        dateSent,
-        sendingClient: input.clientName,
+        content: checked.content,
+        rendered,
         hasAttachment,
-        hasImage: rendered.hasImage,
-        hasLink: rendered.hasLink,
         isChannelMessage: false,
-        type: MessageType.NORMAL,
-      },
-      participantIds,
-      flags,
-      null,
-    );
-    if (hasAttachment) await this.messages.claimAttachments(realm.id, user.id, id, rendered.linkedUploadPathIds);
-    const submessages = await this.addWidgets([{ messageId: id, senderId: user.id, content }]);
-    const row: MessageRow = {
-      id,
-      realmId: realm.id,
-      senderId: user.id,
-      recipientId,
-      subject: '',
-      content,
-      renderedContent: rendered.html,
-      dateSent,
-      sendingClient: input.clientName,
-      lastEditTime: null,
-      editHistory: null,
-      isChannelMessage: false,
-      streamId: null,
-      streamName: null,
-      dmUserIds: participantIds,
-    };
-    await this.queueMessageEvent(realm, echoOf(user.id, input), row, participants, participantIds, flags, {
-      hasAttachment,
-      mutedByIds: flagInputs.mutedByIds,
-      submessages,
+        dateSent: new Date(),
+      });
+      const id = await this.messages.insertMessage(message, participantIds, flags, null);
+      const submessages = await this.writeMessageExtras(auth, id, message, rendered);
+      const row = sentRow(id, message, { streamId: null, streamName: null, dmUserIds: participantIds });
+      await this.queueMessageEvent(realm, echoOf(user.id, input), row, checked.participants, participantIds, flags, {
+        hasAttachment,
+        mutedByIds,
+        submessages,
+        topicLinks,
+      });
+      return { id };
     });
-    return { id };
   }
 
   /**
@@ -639,13 +840,52 @@ export class MessageSendService {
   ): Promise<number[]> {
     if (items.length === 0) return [];
     const contents = items.map((i) => normalizeContent(i.content));
-    const { rendered, groups, alertWordUserIds } = await this.renderer.renderAsSystem(realm, contents);
-    const mentionedGroups = [...new Set(rendered.flatMap((r) => r.mentionedGroupIds))].filter((id) =>
-      groups.some((g) => g.id === id),
+    const render = await this.renderer.renderAsSystem(realm, contents);
+    const mentionedGroups = [...new Set(render.rendered.flatMap((r) => r.mentionedGroupIds))].filter((id) =>
+      render.groups.some((g) => g.id === id),
     );
     const groupMembers = await this.userGroups.groupMembersByGroup(mentionedGroups);
+    const addressed = await this.internalRecipients(sender, items);
+    const dateSent = new Date();
+    const prepared = items.map((item, i) =>
+      prepareInternalMessage(realm, sender, item.target, addressed, {
+        content: contents[i],
+        rendered: render.rendered[i],
+        alertWordUserIds: render.alertWordUserIds[i],
+        participants: addressed.dmParticipants[i],
+        groupMembers,
+        dateSent,
+      }),
+    );
+    const ids = await this.messages.insertMessages(
+      prepared.map((p) => ({ message: p.message, userIds: p.recipients, flags: p.flags })),
+    );
+    const widgets = await this.addWidgets(
+      prepared.map((p, i) => ({ messageId: ids[i], senderId: sender.id, content: p.message.content })),
+    );
+    const { topicLinks } = await this.linkifiers.forRendering(realm.id);
+    for (const [i, p] of prepared.entries()) {
+      await this.queueMessageEvent(
+        realm,
+        { senderId: sender.id, queueId: undefined, localId: undefined },
+        sentRow(ids[i], p.message, p.where),
+        addressed.users,
+        p.recipients,
+        p.flags,
+        { submessages: widgets.filter((w) => w.messageId === ids[i]), topicLinks },
+      );
+    }
+    return ids;
+  }
 
-    // Recipients: DM conversations (created as needed) and channel subscribers, in bulk.
+  /**
+   * The recipients of a batch of system-bot messages, in bulk: the DM conversations (created as
+   * needed), the channels' active subscribers, and the users the message dicts show.
+   */
+  private async internalRecipients(
+    sender: UserBrief,
+    items: Array<{ target: InternalTarget }>,
+  ): Promise<InternalRecipients> {
     const dmParticipants = items.map((i) =>
       i.target.kind === 'direct' ? [...new Set([sender.id, i.target.userId])].sort((a, b) => a - b) : null,
     );
@@ -659,84 +899,7 @@ export class MessageSendService {
     const userIds = new Set<number>([sender.id, ...dmParticipants.flatMap((p) => p ?? [])]);
     const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
     users.set(sender.id, sender);
-
-    const dateSent = new Date();
-    const prepared = items.map((item, i) => {
-      const target = item.target;
-      const participants = dmParticipants[i];
-      const recipientId =
-        target.kind === 'channel' ? target.recipientId : dmRecipients.get(directMessageGroupHash(participants!))!;
-      const recipients = target.kind === 'channel' ? (subscribers.get(target.recipientId) ?? []) : participants!;
-      const r = rendered[i];
-      const members = new Set(r.mentionedGroupIds.flatMap((g) => groupMembers.get(g) ?? []));
-      const flagInputs = {
-        senderId: sender.id,
-        readBySender: false,
-        isDirectMessage: target.kind === 'direct',
-        mentionedUserIds: new Set(r.mentionedUserIds),
-        groupMentionedUserIds: members,
-        streamWildcard: r.mentionsStreamWildcard,
-        topicWildcard: false,
-        topicParticipantIds: new Set<number>(),
-        alertWordUserIds: alertWordUserIds[i],
-      };
-      const row: MessageRow = {
-        id: 0,
-        realmId: realm.id,
-        senderId: sender.id,
-        recipientId,
-        subject: target.kind === 'channel' ? truncateTopic(target.topic) : '',
-        content: contents[i],
-        renderedContent: r.html,
-        dateSent,
-        sendingClient: 'Internal',
-        lastEditTime: null,
-        editHistory: null,
-        isChannelMessage: target.kind === 'channel',
-        streamId: target.kind === 'channel' ? target.channelId : null,
-        streamName: target.kind === 'channel' ? target.name : null,
-        dmUserIds: target.kind === 'channel' ? null : recipients,
-      };
-      return { row, rendered: r, recipients, flags: recipients.map((id) => userMessageFlags(id, flagInputs)) };
-    });
-    const ids = await this.messages.insertMessages(
-      prepared.map((p) => ({
-        message: {
-          realmId: realm.id,
-          senderId: sender.id,
-          recipientId: p.row.recipientId,
-          subject: p.row.subject,
-          content: p.row.content,
-          renderedContent: p.rendered.html,
-          renderedContentVersion: MARKDOWN_VERSION,
-          dateSent,
-          sendingClient: 'Internal',
-          hasAttachment: false,
-          hasImage: p.rendered.hasImage,
-          hasLink: p.rendered.hasLink,
-          isChannelMessage: p.row.isChannelMessage,
-          type: MessageType.NORMAL,
-        },
-        userIds: p.recipients,
-        flags: p.flags,
-      })),
-    );
-    const widgets = await this.addWidgets(
-      prepared.map((p, i) => ({ messageId: ids[i], senderId: sender.id, content: p.row.content })),
-    );
-    for (const [i, p] of prepared.entries()) {
-      p.row.id = ids[i];
-      await this.queueMessageEvent(
-        realm,
-        { senderId: sender.id, queueId: undefined, localId: undefined },
-        p.row,
-        users,
-        p.recipients,
-        p.flags,
-        { submessages: widgets.filter((w) => w.messageId === ids[i]) },
-      );
-    }
-    return ids;
+    return { dmParticipants, dmRecipients, subscribers, users };
   }
 
   /**
@@ -826,12 +989,20 @@ export class MessageSendService {
       notifyCandidateIds?: readonly number[];
       /** Recipients who may not see the sender (shown to them as an inaccessible user). */
       senderHiddenFrom?: ReadonlySet<number>;
-    } = {},
+      /** The realm's topic links (loaded by the caller before its writes). */
+      topicLinks: FormatOptions['topicLinks'];
+    },
   ): Promise<void> {
-    const { hasAttachment = false, mutedByIds, submessages = [], notifyCandidateIds, senderHiddenFrom } = extras;
+    const {
+      hasAttachment = false,
+      mutedByIds,
+      submessages = [],
+      notifyCandidateIds,
+      senderHiddenFrom,
+      topicLinks,
+    } = extras;
     const flagsByUser = new Map(recipientIds.map((id, i) => [id, flags[i]]));
     const realmHost = this.realms.realmHost(realm);
-    const { topicLinks } = await this.linkifiers.forRendering(realm.id);
     const dicts = new Map<string, Record<string, unknown>>();
     const hiddenSender = new Set([row.senderId]);
     const dictFor = (queue: { options: QueueOptions }, userId: number) => {

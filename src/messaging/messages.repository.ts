@@ -123,33 +123,47 @@ const CHANNEL_FOR_SEND_SELECT = `
 /**
  * Messages by id ($1 realm, $2 ids) with channel name and DM participants; `withExtras` adds each
  * message's reactions and submessages as JSON arrays in id order (NULL when it has none).
+ *
+ * The channels and DM groups are looked up for the distinct conversations of the messages only
+ * (one unique-index probe each: the newest 100 of a channel cost one), never by joining the
+ * whole `stream` table (a hash join over every channel of the server, whatever the fetch).
  */
 function messageRowsSql(withExtras: boolean): string {
   // The extras are aggregated once for all the ids (one index scan each, as separate statements
   // would), then joined: a correlated subquery per message costs several times more.
   const extrasWith = withExtras
-    ? `WITH r AS (
+    ? `, r AS (
          SELECT message_id,
                 json_agg(json_build_array(user_profile_id, emoji_name, emoji_code, reaction_type) ORDER BY id) AS reactions
-           FROM reaction WHERE message_id = ANY($2::int[]) GROUP BY message_id),
-       sm AS (
+           FROM reaction WHERE message_id = ANY($2::int[]) GROUP BY message_id
+       ), sm AS (
          SELECT message_id, json_agg(json_build_array(id, sender_id, msg_type, content) ORDER BY id) AS submessages
-           FROM submessage WHERE message_id = ANY($2::int[]) GROUP BY message_id)
-       `
+           FROM submessage WHERE message_id = ANY($2::int[]) GROUP BY message_id
+       )`
     : '';
   const extrasSelect = withExtras ? ', r.reactions, sm.submessages' : '';
   const extrasJoin = withExtras
     ? `LEFT JOIN r ON r.message_id = m.id
             LEFT JOIN sm ON sm.message_id = m.id`
     : '';
-  return `${extrasWith}SELECT m.id, m.realm_id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content,
+  return `WITH m AS MATERIALIZED (
+            SELECT id, realm_id, sender_id, recipient_id, subject, content, rendered_content, date_sent,
+                   sending_client, last_edit_time, edit_history, is_channel_message
+              FROM message WHERE realm_id = $1 AND id = ANY($2::int[])
+          ), s AS (
+            SELECT id, name, recipient_id FROM stream
+             WHERE recipient_id = ANY(ARRAY(SELECT DISTINCT recipient_id FROM m WHERE is_channel_message))
+          ), g AS (
+            SELECT recipient_id, user_ids FROM direct_message_group
+             WHERE recipient_id = ANY(ARRAY(SELECT DISTINCT recipient_id FROM m WHERE NOT is_channel_message))
+          )${extrasWith}
+          SELECT m.id, m.realm_id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content,
                  m.date_sent, m.sending_client, m.last_edit_time, m.edit_history, m.is_channel_message,
                  s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids${extrasSelect}
-            FROM message m
-            LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
-            LEFT JOIN direct_message_group g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
+            FROM m
+            LEFT JOIN s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+            LEFT JOIN g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
             ${extrasJoin}
-           WHERE m.realm_id = $1 AND m.id = ANY($2::int[])
            ORDER BY m.id`;
 }
 

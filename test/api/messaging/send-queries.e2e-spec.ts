@@ -78,6 +78,19 @@ describe('POST /messages query count', () => {
     expect(one.statements.filter((s) => !/^(BEGIN|COMMIT|START TRANSACTION)/i.test(s.trim()))).toHaveLength(2);
   });
 
+  it('runs a plain channel send without BEGIN/COMMIT (its one write is atomic), a send with more writes in a transaction', async () => {
+    await measuredSend('solo', 'warm up again');
+    const plain = await measuredSend('solo', 'plain');
+    // Load the channel, insert message + UserMessage rows: two round trips in all.
+    expect(plain.statements).toHaveLength(2);
+    expect(plain.statements.some((s) => /^\s*(BEGIN|START TRANSACTION|COMMIT)/i.test(s))).toBe(false);
+    // A widget is a second write (its submessage): a transaction.
+    const poll = await measuredSend('solo', '/poll Lunch?\nPizza\nSushi');
+    expect(poll.statements.filter((s) => /^\s*(BEGIN|START TRANSACTION)/i.test(s))).toHaveLength(1);
+    expect(poll.statements.filter((s) => /^\s*COMMIT/i.test(s))).toHaveLength(1);
+    expect(poll.statements.filter((s) => /INSERT INTO submessage/i.test(s))).toHaveLength(1);
+  });
+
   it('writes the UserMessage rows of a 5,000-subscriber channel in one statement', async () => {
     const small = await measuredSend('solo', 'small again');
     const big = await measuredSend('five thousand', 'to everyone');
