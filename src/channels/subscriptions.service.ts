@@ -13,6 +13,9 @@ import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { canSeeDeliveryEmail } from '../users/user-format';
 import { ConversationPeerPairsRequestedEvent, UserReactivatedEvent } from '../users/users.domain-events';
+import { accessChangesOnSubscriptions, SubscriptionChangeAccess } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
+import { UserAccessEventsService } from '../users/user-access-events.service';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
 import {
@@ -154,6 +157,8 @@ export class SubscriptionsService implements OnModuleInit {
     private readonly events: ChannelEvents,
     private readonly bus: DomainEventBus,
     private readonly directory: UserDirectoryService,
+    private readonly userAccess: UserAccessService,
+    private readonly accessEvents: UserAccessEventsService,
   ) {}
 
   onModuleInit(): void {
@@ -161,7 +166,7 @@ export class SubscriptionsService implements OnModuleInit {
     this.bus.subscribeInTransaction(UserReactivatedEvent, (e) => this.announceReactivated(e.realmId, e.userId));
     // can_access_all_users_group for a batch of users: who shares a channel with each.
     this.bus.subscribeInTransaction(ConversationPeerPairsRequestedEvent, async (e) => {
-      for (const pair of await this.channels.channelPeerPairs(e.userIds, e.among)) {
+      for (const pair of await this.channels.channelPeerPairs(e.userIds, e.among, e.excludedSubscriptions)) {
         const set = e.channelPeers.get(pair.userId);
         if (set) set.add(pair.peerId);
         else e.channelPeers.set(pair.userId, new Set([pair.peerId]));
@@ -699,7 +704,58 @@ export class SubscriptionsService implements OnModuleInit {
       );
       this.events.subscriptionAdd(realmId, userId, dicts);
     }
+    // Restricted guests who now share a channel with someone they could not see (and those
+    // someones, when guests) get them as `realm_user` add, before the peer_add events (Zulip's
+    // order in bulk_add_subscriptions).
+    await this.announceAccessChanges(realmId, alteredStreams, perUser, data, added);
     this.events.peer(realmId, 'peer_add', peerEvents(alteredStreams, altered, data));
+  }
+
+  /**
+   * send_user_creation_events_on_adding_subscriptions (`added` given: the subscription rows just
+   * added, left out of the peers to see how things were before) and
+   * send_user_remove_events_on_removing_subscriptions (after an unsubscribe, peers as they are
+   * now), when the realm restricts can_access_all_users_group and a guest is involved. Two
+   * queries for the peers of all changed users (subscriptions and direct-message groups), plus
+   * two for the dicts of the users gained, whatever the number of users and channels.
+   */
+  private async announceAccessChanges(
+    realmId: number,
+    streams: Stream[],
+    perUser: ReadonlyMap<number, Stream[]>,
+    data: AudienceData,
+    added?: ReadonlyArray<{ userId: number; recipientId: number }>,
+  ): Promise<void> {
+    const realm = await this.realms.getRealm(realmId);
+    if (!(await this.userAccess.realmRestricts(realm))) return;
+    // Everyone involved is an active user of data.users, or a changed user (deactivated ones
+    // may be unsubscribed: they gain and lose no one's sight through channels).
+    const people = new Map(data.users.map((u) => [u.id, u]));
+    const changed = [...perUser.keys()];
+    const othersOf = new Map<number, Set<number>>();
+    let guestInvolved = changed.some((id) => people.get(id)?.role === Role.GUEST);
+    for (const [userId, list] of perUser) {
+      const others = new Set<number>();
+      for (const stream of list) for (const id of subscribersOf(stream, data)) if (id !== userId) others.add(id);
+      othersOf.set(userId, others);
+      if (!guestInvolved) guestInvolved = [...others].some((id) => people.get(id)?.role === Role.GUEST);
+    }
+    if (!guestInvolved || streams.length === 0) return;
+    const among = new Set<number>();
+    for (const others of othersOf.values()) for (const id of others) among.add(id);
+    const peers = await this.userAccess.peerPairs(realmId, changed, [...among], added ?? []);
+    const changes: SubscriptionChangeAccess[] = changed.map((userId) => ({
+      userId,
+      others: othersOf.get(userId)!,
+      peers: {
+        channelPeers: peers.channelPeers.get(userId) ?? new Set<number>(),
+        directPeers: peers.directPeers.get(userId) ?? new Set<number>(),
+      },
+    }));
+    const pairs = accessChangesOnSubscriptions(changes, people);
+    if (pairs.length === 0) return;
+    if (added) await this.accessEvents.announce(realm, pairs, []);
+    else await this.accessEvents.announce(realm, [], pairs);
   }
 
   /**
@@ -887,6 +943,9 @@ export class SubscriptionsService implements OnModuleInit {
       }
     }
     this.events.peer(realmId, 'peer_remove', peerEvents(alteredStreams, altered, data));
+    // Restricted guests who no longer share any conversation with someone (either way round)
+    // get `realm_user` remove, after the peer_remove events (Zulip's bulk_remove_subscriptions).
+    await this.announceAccessChanges(realmId, alteredStreams, perUser, data);
     await this.bus.publish(
       new UsersLeftChannelsEvent({
         realmId,

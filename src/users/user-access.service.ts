@@ -121,6 +121,22 @@ export class UserAccessService {
     return out;
   }
 
+  /**
+   * For each of `userIds`, which of `among` share a channel or a direct-message conversation with
+   * them (two queries, whatever the numbers), leaving out the `excluded` subscription rows (to ask
+   * how things were before a subscribe that added them).
+   */
+  async peerPairs(
+    realmId: number,
+    userIds: readonly number[],
+    among: readonly number[],
+    excluded: ReadonlyArray<{ userId: number; recipientId: number }> = [],
+  ): Promise<{ channelPeers: Map<number, Set<number>>; directPeers: Map<number, Set<number>> }> {
+    const question = new ConversationPeerPairsRequestedEvent(realmId, userIds, among, excluded);
+    if (userIds.length > 0 && among.length > 0) await this.bus.publish(question);
+    return { channelPeers: question.channelPeers, directPeers: question.directPeers };
+  }
+
   private async peers(realmId: number, userId: number, among: readonly number[] | null): Promise<UserAccess> {
     const question = new ConversationPeersRequestedEvent(realmId, userId, among);
     await this.bus.publish(question);

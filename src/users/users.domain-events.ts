@@ -62,6 +62,11 @@ export class ConversationPeerPairsRequestedEvent {
     readonly realmId: number,
     readonly userIds: readonly number[],
     readonly among: readonly number[],
+    /**
+     * Subscriptions to leave out of the channel half (the rows a subscribe just added or
+     * re-activated): the peers as they were before that change.
+     */
+    readonly excludedSubscriptions: ReadonlyArray<{ userId: number; recipientId: number }> = [],
   ) {}
 }
 

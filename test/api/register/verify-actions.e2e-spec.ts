@@ -84,6 +84,7 @@ const PROFILES: Profile[] = [
       emptyTopicName: true,
       includeDeactivatedGroups: true,
       notificationSettingsNull: true,
+      userListIncomplete: true,
     },
   },
   {
@@ -416,6 +417,44 @@ describe('verify_action: /register state + events = a fresh /register', () => {
         await ok(t, 'post', '/users/me/subscriptions', IAGO, {
           subscriptions: [{ name: 'Verona' }],
           principals: [await userId(t, POLONIUS)],
+        });
+      }
+    });
+
+    it('realm_user remove and add when a restricted guest leaves and rejoins a channel', async () => {
+      const members = (await ok(t, 'get', '/user_groups', IAGO)).user_groups as Array<{ id: number; name: string }>;
+      const group = (name: string) => members.find((g) => g.name === name)!.id;
+      await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+        group('role:members'),
+      ]);
+      t.app.get(RealmService).invalidate();
+      const polonius = await userId(t, POLONIUS);
+      try {
+        const left = await verify(POLONIUS, () =>
+          ok(t, 'delete', '/users/me/subscriptions', POLONIUS, { subscriptions: ['Verona'] }),
+        );
+        expect(left.filter((e) => e.type === 'realm_user').map((e) => e.op)).toContain('remove');
+        const back = await verify(POLONIUS, () =>
+          ok(t, 'post', '/users/me/subscriptions', IAGO, {
+            subscriptions: [{ name: 'Verona' }],
+            principals: [polonius],
+          }),
+        );
+        expect(back.filter((e) => e.type === 'realm_user').map((e) => e.op)).toContain('add');
+        // Seen from the other side: a member loses nothing (members see everyone), so nothing
+        // reaches Hamlet but the subscription events.
+        const forHamlet = await verify(HAMLET, () =>
+          ok(t, 'delete', '/users/me/subscriptions', POLONIUS, { subscriptions: ['Verona'] }),
+        );
+        expect(forHamlet.filter((e) => e.type === 'realm_user')).toEqual([]);
+      } finally {
+        await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+          group('role:everyone'),
+        ]);
+        t.app.get(RealmService).invalidate();
+        await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+          subscriptions: [{ name: 'Verona' }],
+          principals: [polonius],
         });
       }
     });
@@ -1112,6 +1151,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'realm_user_settings_defaults/update',
       'realm_user/add',
       'realm_user/update',
+      'realm_user/remove',
       'custom_profile_fields',
       'realm_emoji/update',
       'realm_linkifiers',
