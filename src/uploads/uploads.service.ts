@@ -17,6 +17,13 @@ import { uploadContentType } from './upload-names';
 import { UploadStore } from './upload-store';
 import { UploadErrors } from './upload.errors';
 
+/**
+ * What a multipart upload body may hold besides the file's bytes (boundaries, part headers, the
+ * file name, small fields), for the check by Content-Length: a body this much larger than the
+ * room left in the quota is refused before it is read.
+ */
+export const UPLOAD_FRAMING_ALLOWANCE = 64 * 1024;
+
 /** Temporary (unauthenticated) file URLs live this long, as Zulip's. */
 const TEMPORARY_URL_SECONDS = 60;
 
@@ -98,6 +105,21 @@ export class UploadsService implements OnModuleInit {
       if (placed) await this.store.remove(pathId).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * check_upload_within_quota before the body is read (as Zulip's tusd pre-create hook does with
+   * the announced Upload-Length): when the request's Content-Length, less room for the multipart
+   * framing, would already take the realm past its quota, the upload is refused at once. Chunked
+   * bodies (no Content-Length) and bodies near the limit are checked again once received.
+   */
+  async checkDeclaredWithinQuota(auth: AuthContext, declaredBytes: number | undefined): Promise<void> {
+    const quotaMib = this.config.uploadQuotaMib;
+    if (quotaMib === null || declaredBytes === undefined) return;
+    const fileAtLeast = declaredBytes - UPLOAD_FRAMING_ALLOWANCE;
+    if (fileAtLeast <= 0) return;
+    const used = await this.repo.realmUsage(auth.realm.id);
+    if (used + fileAtLeast > quotaMib * 1024 * 1024) throw UploadErrors.realmQuotaExceeded();
   }
 
   /**

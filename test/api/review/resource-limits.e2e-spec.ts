@@ -3,6 +3,9 @@
  * can make the server hold — event queues, push device tokens, upload bytes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import * as http from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PushDevicesRepository } from '../../../src/push/push-devices.repository';
@@ -105,6 +108,79 @@ describe('resource limits', () => {
       const mine = (await call(t, 'get', '/attachments', HAMLET)).body.attachments as Array<{ id: number }>;
       expect((await call(t, 'delete', `/attachments/${mine[0].id}`, HAMLET)).status).toBe(200);
       expect((await upload(IAGO, 0.6 * MiB)).status).toBe(200);
+    });
+
+    /**
+     * Sends the head of a multipart upload announcing `announced` bytes (or chunked, when
+     * undefined) and then `send` bytes of it, resolving with the answer as soon as it comes.
+     */
+    const partialUpload = async (announced: number | undefined, send: number) => {
+      const server = t.app.getHttpServer() as Server;
+      if (!server.listening) await t.app.listen(0, '127.0.0.1');
+      const { port } = server.address() as AddressInfo;
+      const [user, key] = await t.auth(OTHELLO);
+      const head = Buffer.from(
+        '--xyz\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n' +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      );
+      return new Promise<{ status: number; body: Record<string, unknown>; sent: number }>((resolve, reject) => {
+        let sent = 0;
+        const req = http.request({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/api/v1/user_uploads',
+          headers: {
+            Authorization: `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`,
+            'Content-Type': 'multipart/form-data; boundary=xyz',
+            ...(announced === undefined ? {} : { 'Content-Length': String(announced) }),
+          },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, sent });
+          });
+        });
+        req.on('error', reject);
+        req.write(head);
+        sent += head.length;
+        const piece = Buffer.alloc(64 * 1024, 'b');
+        const pump = () => {
+          while (sent < send) {
+            sent += piece.length;
+            if (!req.write(piece)) return void req.once('drain', pump);
+          }
+          // Chunked: finish the body, so that it is read whole and checked once received.
+          if (announced === undefined) req.end('\r\n--xyz--\r\n');
+        };
+        pump();
+      });
+    };
+
+    it('refuses an upload announced past the quota by Content-Length before reading its body', async () => {
+      const files = async () => (await call(t, 'get', '/attachments', OTHELLO)).body.attachments as unknown[];
+      // 3 MiB announced against a 1 MiB quota; only the part head and 64 KiB are ever sent.
+      const answer = await partialUpload(3 * MiB, 64 * 1024);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({
+        result: 'error',
+        msg: "Upload would exceed your organization's upload quota.",
+        code: 'REALM_UPLOAD_QUOTA',
+      });
+      expectMatchesOpenApi('post', '/user_uploads', answer.status, answer.body);
+      expect(answer.sent).toBeLessThan(MiB);
+      expect(await files()).toEqual([]);
+    });
+
+    it('checks a chunked upload (no Content-Length) once received', async () => {
+      const answer = await partialUpload(undefined, 1.5 * MiB);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ code: 'REALM_UPLOAD_QUOTA' });
+      expect((await call(t, 'get', '/attachments', OTHELLO)).body.attachments).toEqual([]);
     });
   });
 });
