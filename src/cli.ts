@@ -19,6 +19,7 @@ Commands:
   change-role         --realm <string_id> --email <email> --role 100|200|300|400|600
   regenerate-api-key  --realm <string_id> --email <email>
   show-api-key        --realm <string_id> --email <email>
+  set-upload-quota    --realm <string_id> --mib <MiB>|default  (the realm's own upload quota; default: UPLOAD_QUOTA_MIB)
   seed                (creates the demo realm 'zulip' if it does not exist)
   send-test-email     --to <email>  (sends now through the configured SMTP server, or the dev outbox)
   migrate             (applies pending database migrations and exits)
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       role: { type: 'string' },
       password: { type: 'string' },
       to: { type: 'string' },
+      mib: { type: 'string' },
     },
     strict: true,
   });
@@ -134,6 +136,21 @@ async function main(): Promise<void> {
           to,
         });
         console.log(`Test email sent to ${to}${config.email.smtp ? '' : ` (written to ${config.email.outboxDir})`}.`);
+        break;
+      }
+      case 'set-upload-quota': {
+        const realm = await realmNamed(need('realm'));
+        const raw = need('mib');
+        const mib = raw === 'default' ? null : Number(raw);
+        if (mib !== null && !(Number.isInteger(mib) && mib >= 0 && mib <= 100_000_000)) {
+          fail('--mib must be a whole number of MiB (0 to 100000000) or "default"');
+        }
+        await realms.setUploadQuota(realm.id, mib);
+        const effective = realms.uploadQuotaMib({ customUploadQuotaMib: mib });
+        console.log(
+          `Upload quota of '${realm.stringId}': ${effective === null ? 'unlimited' : `${effective} MiB`}` +
+            (mib === null ? ' (the server default)' : ''),
+        );
         break;
       }
       case 'seed':

@@ -11,6 +11,7 @@ import { EventsService } from '../events/events.service';
 import { MessageAccessService } from '../messaging/message-access.service';
 import { MessagesDeletedEvent, MessageSentEvent } from '../messaging/messaging.domain-events';
 import { ChannelPermissionChangedEvent } from '../channels/channels.domain-events';
+import { RealmService } from '../realm/realm.service';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
 import type { ReceivedFile } from './upload-body';
 import { uploadContentType } from './upload-names';
@@ -43,6 +44,7 @@ export class UploadsService implements OnModuleInit {
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
     private readonly access: MessageAccessService,
+    private readonly realms: RealmService,
   ) {}
 
   /**
@@ -78,7 +80,7 @@ export class UploadsService implements OnModuleInit {
     let placed = false;
     try {
       const row = await runInTransaction(this.dataSource, async () => {
-        await this.checkWithinQuota(auth.realm.id, file.size);
+        await this.checkWithinQuota(auth.realm, file.size);
         const inserted = await this.repo.insert({
           fileName,
           pathId,
@@ -114,8 +116,9 @@ export class UploadsService implements OnModuleInit {
    * bodies (no Content-Length) and bodies near the limit are checked again once received.
    */
   async checkDeclaredWithinQuota(auth: AuthContext, declaredBytes: number | undefined): Promise<void> {
-    const quotaMib = this.config.uploadQuotaMib;
-    if (quotaMib === null || declaredBytes === undefined) return;
+    if (declaredBytes === undefined) return;
+    const quotaMib = this.realms.uploadQuotaMib(auth.realm);
+    if (quotaMib === null) return;
     const fileAtLeast = declaredBytes - UPLOAD_FRAMING_ALLOWANCE;
     if (fileAtLeast <= 0) return;
     const used = await this.repo.realmUsage(auth.realm.id);
@@ -126,8 +129,9 @@ export class UploadsService implements OnModuleInit {
    * check_upload_within_quota: the realm's attachments plus this file must fit the quota. Runs in
    * the upload's transaction under a per-realm lock, so parallel uploads cannot overshoot together.
    */
-  private async checkWithinQuota(realmId: number, size: number): Promise<void> {
-    const quotaMib = this.config.uploadQuotaMib;
+  private async checkWithinQuota(realm: AuthContext['realm'], size: number): Promise<void> {
+    const realmId = realm.id;
+    const quotaMib = this.realms.uploadQuotaMib(realm);
     if (quotaMib === null) return;
     await this.repo.lockRealmUploads(realmId);
     const used = await this.repo.realmUsage(realmId);
