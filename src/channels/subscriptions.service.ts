@@ -12,7 +12,11 @@ import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { canSeeDeliveryEmail } from '../users/user-format';
-import { ConversationPeerPairsRequestedEvent, UserReactivatedEvent } from '../users/users.domain-events';
+import {
+  ConversationPeerPairsRequestedEvent,
+  UserHiddenFromGuestsEvent,
+  UserReactivatedEvent,
+} from '../users/users.domain-events';
 import { accessChangesOnSubscriptions, SubscriptionChangeAccess } from '../users/user-access';
 import { UserAccessService } from '../users/user-access.service';
 import { UserAccessEventsService } from '../users/user-access-events.service';
@@ -164,6 +168,10 @@ export class SubscriptionsService implements OnModuleInit {
   onModuleInit(): void {
     // In the reactivation's transaction: the peer_add events follow its realm_user update.
     this.bus.subscribeInTransaction(UserReactivatedEvent, (e) => this.announceReactivated(e.realmId, e.userId));
+    // Guests losing sight of a deactivated user drop them from subscriber lists (before the remove).
+    this.bus.subscribeInTransaction(UserHiddenFromGuestsEvent, (e) =>
+      this.announceHiddenFromGuests(e.realmId, e.userId, e.guestIds),
+    );
     // can_access_all_users_group for a batch of users: who shares a channel with each.
     this.bus.subscribeInTransaction(ConversationPeerPairsRequestedEvent, async (e) => {
       for (const pair of await this.channels.channelPeerPairs(e.userIds, e.among, e.excludedSubscriptions)) {
@@ -190,6 +198,34 @@ export class SubscriptionsService implements OnModuleInit {
     const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
     const data = await this.access.audienceData(realmId, streams);
     this.events.peer(realmId, 'peer_add', peerEvents(streams, altered, data));
+  }
+
+  /**
+   * do_deactivate_user's peer_remove (feature level 377), for the restricted guests who lose sight
+   * of the user (the others drop the user from subscriber lists on the realm_user update): the
+   * user's channels whose subscribers those guests may know.
+   */
+  private async announceHiddenFromGuests(realmId: number, userId: number, guestIds: readonly number[]): Promise<void> {
+    const subs = await this.channels.subscriptionsOfUser(userId, true);
+    const streams = (
+      await this.channels.findByRecipientIds(
+        realmId,
+        subs.map((s) => s.recipientId),
+      )
+    ).filter((s) => !s.deactivated);
+    if (streams.length === 0) return;
+    const guests = new Set(guestIds);
+    const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
+    const data = await this.access.audienceData(realmId, streams);
+    const events = peerEvents(streams, altered, data).map((e) => ({
+      ...e,
+      recipients: new Set([...e.recipients].filter((id) => guests.has(id))),
+    }));
+    this.events.peer(
+      realmId,
+      'peer_remove',
+      events.filter((e) => e.recipients.size > 0),
+    );
   }
 
   // ---- PATCH /users/me/subscriptions -----------------------------------------------------

@@ -459,6 +459,39 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       }
     });
 
+    it('realm_user remove and add when a user a restricted guest sees through a channel is deactivated and reactivated', async () => {
+      const members = (await ok(t, 'get', '/user_groups', IAGO)).user_groups as Array<{ id: number; name: string }>;
+      const group = (name: string) => members.find((g) => g.name === name)!.id;
+      await ok(t, 'post', '/users', IAGO, {
+        email: 'passer@zulip.com',
+        password: 'secret-123',
+        full_name: 'Passer By',
+      });
+      const passer = await userId(t, 'passer@zulip.com');
+      await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+        subscriptions: [{ name: 'Verona' }],
+        principals: [passer],
+      });
+      await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+        group('role:members'),
+      ]);
+      t.app.get(RealmService).invalidate();
+      try {
+        const gone = await verify(POLONIUS, () => ok(t, 'delete', `/users/${passer}`, IAGO));
+        expect(gone.filter((e) => e.type === 'realm_user').map((e) => e.op)).toEqual(['remove']);
+        const back = await verify(POLONIUS, () => ok(t, 'post', `/users/${passer}/reactivate`, IAGO));
+        expect(back.filter((e) => e.type === 'realm_user').map((e) => e.op)).toEqual(['add']);
+        // An administrator sees the deactivated user and gets the updates.
+        await verify(HAMLET, () => ok(t, 'delete', `/users/${passer}`, IAGO), { expectTypes: ['realm_user'] });
+        await verify(HAMLET, () => ok(t, 'post', `/users/${passer}/reactivate`, IAGO), { expectTypes: ['realm_user'] });
+      } finally {
+        await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+          group('role:everyone'),
+        ]);
+        t.app.get(RealmService).invalidate();
+      }
+    });
+
     it('realm_user update (name, custom profile field)', async () => {
       const othello = await userId(t, OTHELLO);
       await verify(HAMLET, () => ok(t, 'patch', `/users/${othello}`, IAGO, { full_name: 'Othello the Moor' }), {
