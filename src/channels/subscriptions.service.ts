@@ -751,9 +751,10 @@ export class SubscriptionsService implements OnModuleInit {
    * send_user_creation_events_on_adding_subscriptions (`added` given: the subscription rows just
    * added, left out of the peers to see how things were before) and
    * send_user_remove_events_on_removing_subscriptions (after an unsubscribe, peers as they are
-   * now), when the realm restricts can_access_all_users_group and a guest is involved. Two
-   * queries for the peers of all changed users (subscriptions and direct-message groups), plus
-   * two for the dicts of the users gained, whatever the number of users and channels.
+   * now), when the realm restricts can_access_all_users_group and a guest is involved. No query
+   * when no guest is involved; else the realm's row, two queries for the peers of all changed
+   * users (subscriptions and direct-message groups), and two for the dicts of the users gained,
+   * whatever the number of users and channels.
    */
   private async announceAccessChanges(
     realmId: number,
@@ -762,8 +763,6 @@ export class SubscriptionsService implements OnModuleInit {
     data: AudienceData,
     added?: ReadonlyArray<{ userId: number; recipientId: number }>,
   ): Promise<void> {
-    const realm = await this.realms.getRealm(realmId);
-    if (!(await this.userAccess.realmRestricts(realm))) return;
     // Everyone involved is an active user of data.users, or a changed user (deactivated ones
     // may be unsubscribed: they gain and lose no one's sight through channels).
     const people = new Map(data.users.map((u) => [u.id, u]));
@@ -777,6 +776,9 @@ export class SubscriptionsService implements OnModuleInit {
       if (!guestInvolved) guestInvolved = [...others].some((id) => people.get(id)?.role === Role.GUEST);
     }
     if (!guestInvolved || streams.length === 0) return;
+    // Only now the realm's setting (a query): most changes involve no guest at all.
+    const realm = await this.realms.getRealm(realmId);
+    if (!(await this.userAccess.realmRestricts(realm))) return;
     const among = new Set<number>();
     for (const others of othersOf.values()) for (const id of others) among.add(id);
     const peers = await this.userAccess.peerPairs(realmId, changed, [...among], added ?? []);

@@ -137,6 +137,26 @@ describe('realm_user events to restricted guests when subscriptions change', () 
     expect(realmUserEvents(await takeEvents(t, guest))).toEqual([]);
   });
 
+  it('costs nothing more when no guest is involved, restricted or not', async () => {
+    const [, y] = await createUsers(t, 'noguest', 2);
+    await createChannel('no guests here', ['noguest0@zulip.com']);
+    const measure = async (ids: number[]) => {
+      ok(await call(t, 'get', '/users/me', IAGO));
+      const subscribed = await countQueries(() =>
+        call(t, 'post', '/users/me/subscriptions', IAGO, {
+          subscriptions: [{ name: 'no guests here' }],
+          principals: ids,
+        }),
+      );
+      ok(await call(t, 'get', '/users/me', IAGO));
+      const left = await countQueries(() => unsubscribeOthers('no guests here', ids));
+      return [subscribed.count, left.count];
+    };
+    const unrestricted = await measure([y]);
+    await restrict(true);
+    expect(await measure([y])).toEqual(unrestricted);
+  });
+
   it('costs the same statements whatever the number of users the guest gains', async () => {
     await restrict(true);
     const few = await createUsers(t, 'fewpeer', 2);
