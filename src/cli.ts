@@ -22,6 +22,7 @@ Commands:
   change-role         --realm <string_id> --email <email> --role 100|200|300|400|600
   regenerate-api-key  --realm <string_id> --email <email>
   show-api-key        --realm <string_id> --email <email>
+  set-upload-quota    --realm <string_id> --mib <MiB>|default  (the realm's own upload quota; default: UPLOAD_QUOTA_MIB)
   seed                (creates the demo realm 'zulip' if it does not exist)
   send-test-email     --to <email>  (sends now through the configured SMTP server, or the dev outbox)
   migrate             (applies pending database migrations and exits)
@@ -43,6 +44,7 @@ const OPTIONS = {
   role: { type: 'string' },
   password: { type: 'string' },
   to: { type: 'string' },
+  mib: { type: 'string' },
 } as const;
 
 type Options = Partial<Record<keyof typeof OPTIONS, string>>;
@@ -125,6 +127,20 @@ const COMMANDS: Record<string, (c: CommandContext) => Promise<void>> = {
       to,
     });
     console.log(`Test email sent to ${to}${c.config.email.smtp ? '' : ` (written to ${c.config.email.outboxDir})`}.`);
+  },
+  'set-upload-quota': async (c) => {
+    const realm = await c.realmNamed(c.need('realm'));
+    const raw = c.need('mib');
+    const mib = raw === 'default' ? null : Number(raw);
+    if (mib !== null && !(Number.isInteger(mib) && mib >= 0 && mib <= 100_000_000)) {
+      fail('--mib must be a whole number of MiB (0 to 100000000) or "default"');
+    }
+    await c.realms.setUploadQuota(realm.id, mib);
+    const effective = c.realms.uploadQuotaMib({ customUploadQuotaMib: mib });
+    console.log(
+      `Upload quota of '${realm.stringId}': ${effective === null ? 'unlimited' : `${effective} MiB`}` +
+        (mib === null ? ' (the server default)' : ''),
+    );
   },
   seed: async (c) => {
     console.log((await seedDemoRealm(c.app)) ? 'Demo realm created.' : 'Demo realm already exists.');

@@ -62,8 +62,23 @@ export class ChannelsRepository {
   async channelPeerPairs(
     userIds: readonly number[],
     among: readonly number[],
+    excluded: ReadonlyArray<{ userId: number; recipientId: number }> = [],
   ): Promise<Array<{ userId: number; peerId: number }>> {
     if (userIds.length === 0 || among.length === 0) return [];
+    if (excluded.length > 0) {
+      // The pairs as they were without the `excluded` subscription rows (a subscribe's new rows).
+      const rows = await this.em.query<Array<{ user_id: number; peer_id: number }>>(
+        `WITH x(user_id, recipient_id) AS (SELECT * FROM unnest($3::int[], $4::int[]))
+         SELECT DISTINCT mine.user_profile_id AS user_id, other.user_profile_id AS peer_id
+           FROM subscription mine JOIN subscription other ON other.recipient_id = mine.recipient_id
+          WHERE mine.user_profile_id = ANY($1::int[]) AND mine.active AND other.active
+            AND other.user_profile_id = ANY($2::int[])
+            AND NOT EXISTS (SELECT 1 FROM x WHERE x.recipient_id = mine.recipient_id
+                              AND x.user_id IN (mine.user_profile_id, other.user_profile_id))`,
+        [[...userIds], [...among], excluded.map((e) => e.userId), excluded.map((e) => e.recipientId)],
+      );
+      return rows.map((r) => ({ userId: r.user_id, peerId: r.peer_id }));
+    }
     const rows = await this.em.query<Array<{ user_id: number; peer_id: number }>>(
       `SELECT DISTINCT mine.user_profile_id AS user_id, other.user_profile_id AS peer_id
          FROM subscription mine JOIN subscription other ON other.recipient_id = mine.recipient_id

@@ -12,7 +12,14 @@ import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
 import { GroupSettingsService } from '../users/group-settings.service';
 import { canSeeDeliveryEmail } from '../users/user-format';
-import { ConversationPeerPairsRequestedEvent, UserReactivatedEvent } from '../users/users.domain-events';
+import {
+  ConversationPeerPairsRequestedEvent,
+  UserHiddenFromGuestsEvent,
+  UserReactivatedEvent,
+} from '../users/users.domain-events';
+import { accessChangesOnSubscriptions, SubscriptionChangeAccess } from '../users/user-access';
+import { UserAccessService } from '../users/user-access.service';
+import { UserAccessEventsService } from '../users/user-access-events.service';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
 import {
@@ -170,14 +177,20 @@ export class SubscriptionsService implements OnModuleInit {
     private readonly events: ChannelEvents,
     private readonly bus: DomainEventBus,
     private readonly directory: UserDirectoryService,
+    private readonly userAccess: UserAccessService,
+    private readonly accessEvents: UserAccessEventsService,
   ) {}
 
   onModuleInit(): void {
     // In the reactivation's transaction: the peer_add events follow its realm_user update.
     this.bus.subscribeInTransaction(UserReactivatedEvent, (e) => this.announceReactivated(e.realmId, e.userId));
+    // Guests losing sight of a deactivated user drop them from subscriber lists (before the remove).
+    this.bus.subscribeInTransaction(UserHiddenFromGuestsEvent, (e) =>
+      this.announceHiddenFromGuests(e.realmId, e.userId, e.guestIds),
+    );
     // can_access_all_users_group for a batch of users: who shares a channel with each.
     this.bus.subscribeInTransaction(ConversationPeerPairsRequestedEvent, async (e) => {
-      for (const pair of await this.channels.channelPeerPairs(e.userIds, e.among)) {
+      for (const pair of await this.channels.channelPeerPairs(e.userIds, e.among, e.excludedSubscriptions)) {
         const set = e.channelPeers.get(pair.userId);
         if (set) set.add(pair.peerId);
         else e.channelPeers.set(pair.userId, new Set([pair.peerId]));
@@ -201,6 +214,34 @@ export class SubscriptionsService implements OnModuleInit {
     const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
     const data = await this.access.audienceData(realmId, streams);
     this.events.peer(realmId, 'peer_add', peerEvents(streams, altered, data));
+  }
+
+  /**
+   * do_deactivate_user's peer_remove (feature level 377), for the restricted guests who lose sight
+   * of the user (the others drop the user from subscriber lists on the realm_user update): the
+   * user's channels whose subscribers those guests may know.
+   */
+  private async announceHiddenFromGuests(realmId: number, userId: number, guestIds: readonly number[]): Promise<void> {
+    const subs = await this.channels.subscriptionsOfUser(userId, true);
+    const streams = (
+      await this.channels.findByRecipientIds(
+        realmId,
+        subs.map((s) => s.recipientId),
+      )
+    ).filter((s) => !s.deactivated);
+    if (streams.length === 0) return;
+    const guests = new Set(guestIds);
+    const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
+    const data = await this.access.audienceData(realmId, streams);
+    const events = peerEvents(streams, altered, data).map((e) => ({
+      ...e,
+      recipients: new Set([...e.recipients].filter((id) => guests.has(id))),
+    }));
+    this.events.peer(
+      realmId,
+      'peer_remove',
+      events.filter((e) => e.recipients.size > 0),
+    );
   }
 
   // ---- PATCH /users/me/subscriptions -----------------------------------------------------
@@ -766,7 +807,60 @@ export class SubscriptionsService implements OnModuleInit {
       );
       this.events.subscriptionAdd(realmId, userId, dicts);
     }
+    // Restricted guests who now share a channel with someone they could not see (and those
+    // someones, when guests) get them as `realm_user` add, before the peer_add events (Zulip's
+    // order in bulk_add_subscriptions).
+    await this.announceAccessChanges(realmId, alteredStreams, perUser, data, added);
     this.events.peer(realmId, 'peer_add', peerEvents(alteredStreams, altered, data));
+  }
+
+  /**
+   * send_user_creation_events_on_adding_subscriptions (`added` given: the subscription rows just
+   * added, left out of the peers to see how things were before) and
+   * send_user_remove_events_on_removing_subscriptions (after an unsubscribe, peers as they are
+   * now), when the realm restricts can_access_all_users_group and a guest is involved. No query
+   * when no guest is involved; else the realm's row, two queries for the peers of all changed
+   * users (subscriptions and direct-message groups), and two for the dicts of the users gained,
+   * whatever the number of users and channels.
+   */
+  private async announceAccessChanges(
+    realmId: number,
+    streams: Stream[],
+    perUser: ReadonlyMap<number, Stream[]>,
+    data: AudienceData,
+    added?: ReadonlyArray<{ userId: number; recipientId: number }>,
+  ): Promise<void> {
+    // Everyone involved is an active user of data.users, or a changed user (deactivated ones
+    // may be unsubscribed: they gain and lose no one's sight through channels).
+    const people = new Map(data.users.map((u) => [u.id, u]));
+    const changed = [...perUser.keys()];
+    const othersOf = new Map<number, Set<number>>();
+    let guestInvolved = changed.some((id) => people.get(id)?.role === Role.GUEST);
+    for (const [userId, list] of perUser) {
+      const others = new Set<number>();
+      for (const stream of list) for (const id of subscribersOf(stream, data)) if (id !== userId) others.add(id);
+      othersOf.set(userId, others);
+      if (!guestInvolved) guestInvolved = [...others].some((id) => people.get(id)?.role === Role.GUEST);
+    }
+    if (!guestInvolved || streams.length === 0) return;
+    // Only now the realm's setting (a query): most changes involve no guest at all.
+    const realm = await this.realms.getRealm(realmId);
+    if (!(await this.userAccess.realmRestricts(realm))) return;
+    const among = new Set<number>();
+    for (const others of othersOf.values()) for (const id of others) among.add(id);
+    const peers = await this.userAccess.peerPairs(realmId, changed, [...among], added ?? []);
+    const changes: SubscriptionChangeAccess[] = changed.map((userId) => ({
+      userId,
+      others: othersOf.get(userId)!,
+      peers: {
+        channelPeers: peers.channelPeers.get(userId) ?? new Set<number>(),
+        directPeers: peers.directPeers.get(userId) ?? new Set<number>(),
+      },
+    }));
+    const pairs = accessChangesOnSubscriptions(changes, people);
+    if (pairs.length === 0) return;
+    if (added) await this.accessEvents.announce(realm, pairs, []);
+    else await this.accessEvents.announce(realm, [], pairs);
   }
 
   /**
@@ -954,6 +1048,9 @@ export class SubscriptionsService implements OnModuleInit {
       }
     }
     this.events.peer(realmId, 'peer_remove', peerEvents(alteredStreams, altered, data));
+    // Restricted guests who no longer share any conversation with someone (either way round)
+    // get `realm_user` remove, after the peer_remove events (Zulip's bulk_remove_subscriptions).
+    await this.announceAccessChanges(realmId, alteredStreams, perUser, data);
     await this.bus.publish(
       new UsersLeftChannelsEvent({
         realmId,

@@ -159,6 +159,16 @@ export type RealmUserUpdateEvent = {
   person: RealmUserPerson;
 };
 
+/**
+ * A restricted guest lost sight of a user (can_access_all_users_group): clients drop the user (or
+ * show them as "Unknown user"). `full_name` is always that placeholder name.
+ */
+export type RealmUserRemoveEvent = {
+  type: 'realm_user';
+  op: 'remove';
+  person: { user_id: number; full_name: string };
+};
+
 /** A bot's state changed, for those who administer it. */
 export type RealmBotUpdateEvent = {
   type: 'realm_bot';
@@ -603,6 +613,7 @@ export type ClientEvent =
   | InvitesChangedEvent
   | RealmUserAddEvent
   | RealmUserUpdateEvent
+  | RealmUserRemoveEvent
   | RealmBotUpdateEvent
   | MutedUsersEvent
   | NavigationViewAddEvent

@@ -1034,6 +1034,7 @@ export class MessageSendService {
         hasAttachment,
         mutedByIds,
         notifyCandidateIds: notifyCandidateIds && new Set(notifyCandidateIds),
+        senderHiddenFrom: senderHiddenFrom && senderHiddenFrom.size > 0 ? senderHiddenFrom : undefined,
       }),
     );
     this.events.sendOnCommitPerQueue(realm.id, 'message', recipientIds, (queue, userId) => {

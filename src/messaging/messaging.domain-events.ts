@@ -31,6 +31,12 @@ export class MessageSentEvent {
    * topic), read by the send's own statement. Absent: not known, so anyone may be notifiable.
    */
   declare readonly notifyCandidateIds?: ReadonlySet<number>;
+  /**
+   * Recipients who may not see the sender (a restricted guest and a sender who is not subscribed
+   * to the channel): notifications show the sender to them as Zulip's inaccessible user ("Unknown
+   * user"). Absent: everyone may see the sender.
+   */
+  declare readonly senderHiddenFrom?: ReadonlySet<number>;
 
   constructor(fields: DomainEventFields<MessageSentEvent>) {
     Object.assign(this, fields);

@@ -10,6 +10,8 @@ import { Clock } from '../messaging/clock';
 import { MessagingStateService } from '../messaging/messaging-state.service';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { RealmService } from '../realm/realm.service';
+import { UserAccessService } from '../users/user-access.service';
+import { canAccessUser, INACCESSIBLE_USER_NAME } from '../users/user-access';
 import { UserDirectoryService } from '../users/user-directory.service';
 import { UsersService } from '../users/users.service';
 import { buildMissedMessageEmail } from './email-content';
@@ -53,6 +55,7 @@ export class MissedMessageEmailsService implements OnModuleInit, OnApplicationBo
     private readonly messaging: MessagingStateService,
     private readonly users: UsersService,
     private readonly directory: UserDirectoryService,
+    private readonly userAccess: UserAccessService,
     private readonly realms: RealmService,
     private readonly email: EmailService,
     private readonly clock: Clock,
@@ -149,13 +152,18 @@ export class MissedMessageEmailsService implements OnModuleInit, OnApplicationBo
       nameIds.add(m.senderId);
       for (const id of m.dmUserIds ?? []) nameIds.add(id);
     }
-    const names = new Map((await this.directory.usersByIds(realm.id, [...nameIds])).map((u) => [u.id, u.fullName]));
+    const rows = await this.directory.usersByIds(realm.id, [...nameIds]);
+    // A restricted guest is told only the names of users they may see (can_access_all_users_group):
+    // a channel message from anyone else is from "Unknown user", as in their message feed. One
+    // query for the guest's peers among these users; none for anyone else.
+    const access = await this.userAccess.forViewer(user, realm, [...nameIds]);
+    const names = new Map(rows.map((u) => [u.id, canAccessUser(access, u) ? u.fullName : INACCESSIBLE_USER_NAME]));
     const realmUrl = this.realms.realmUrl(realm);
     const built = buildMissedMessageEmail(
       userId,
       { name: realm.name, url: realmUrl },
       messages,
-      (id) => names.get(id) ?? 'Unknown user',
+      (id) => names.get(id) ?? INACCESSIBLE_USER_NAME,
     );
     const byUser = user.settings.message_content_in_email_notifications !== true;
     const byRealm = !realm.messageContentAllowedInEmailNotifications;

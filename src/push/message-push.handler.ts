@@ -57,6 +57,9 @@ export class MessagePushHandler implements OnModuleInit {
         subscription: r.subscription ?? undefined,
         topicVisibility: r.topicVisibility,
         senderMuted: info.mutedByIds?.has(r.userId) ?? false,
+        // A restricted guest who may not see the sender (handle_push_notification's
+        // can_access_sender): the payload names the sender as "Unknown user".
+        canAccessSender: info.senderHiddenFrom?.has(r.userId) !== true,
         // Zulip's idleness: no event queue (receiver_is_off_zulip), or no recent activity in
         // presence (filter_presence_idle_user_ids; invisible users report none). Online push
         // on: idleness does not matter, so skip the lookups.

@@ -33,6 +33,13 @@ export class Realm {
   @Column({ name: 'alert_words_version', type: 'integer', default: 0 })
   alertWordsVersion: number;
 
+  /**
+   * The realm's own upload quota, MiB of attachments in total (Zulip's custom_upload_quota_gb);
+   * null: the server's UPLOAD_QUOTA_MIB. Set with the admin CLI's set-upload-quota.
+   */
+  @Column({ name: 'custom_upload_quota_mib', type: 'integer', nullable: true })
+  customUploadQuotaMib: number | null;
+
   @Column({ name: 'date_created', type: 'timestamptz', default: () => 'now()' })
   dateCreated: Date;
 

@@ -144,6 +144,19 @@ export class RealmService {
     this.invalidate();
   }
 
+  /**
+   * Zulip's Realm.upload_quota_bytes, in MiB: the realm's own quota if it has one, else the
+   * server's UPLOAD_QUOTA_MIB; null = unlimited.
+   */
+  uploadQuotaMib(realm: Pick<Realm, 'customUploadQuotaMib'>): number | null {
+    return realm.customUploadQuotaMib ?? this.config.uploadQuotaMib;
+  }
+
+  /** Sets the realm's own upload quota (null: back to the server's); every process sees it. */
+  async setUploadQuota(realmId: number, mib: number | null): Promise<void> {
+    await this.updateRealm(realmId, { customUploadQuotaMib: mib });
+  }
+
   /** Marks the realm's alert words changed (inside the change's transaction). */
   async bumpAlertWordsVersion(realmId: number): Promise<void> {
     await this.realms.bumpAlertWordsVersion(realmId);

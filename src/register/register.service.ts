@@ -438,7 +438,7 @@ export class RegisterService {
       realm_jitsi_server_url: realm.jitsiServerUrl,
       realm_org_type: realm.orgType,
       realm_plan_type: 1,
-      realm_upload_quota_mib: this.config.uploadQuotaMib,
+      realm_upload_quota_mib: this.realms.uploadQuotaMib(realm),
       realm_presence_disabled: false,
       realm_push_notifications_enabled: pushNotificationsConfigured(this.config),
       realm_push_notifications_enabled_end_timestamp: null,

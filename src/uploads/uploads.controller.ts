@@ -5,6 +5,7 @@ import { CurrentUser, Public } from '../common/auth/decorators';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { Errors } from '../common/errors/zulip-error';
 import { RAW_RESPONSE } from '../common/http/envelope.interceptor';
+import { declaredLength } from '../common/http/body-limits';
 import { PathIntPipe } from '../common/http/path-int.pipe';
 import type { AttachmentRow } from './attachments.repository';
 import { receiveUpload, receivedFiles } from './upload-body';
@@ -59,6 +60,8 @@ export class UploadsController {
   /** The body is read only now, once the guards have authenticated (and rate-limited) the caller. */
   @Post('api/v1/user_uploads')
   async upload(@CurrentUser() auth: AuthContext, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    // A body announced too large for the realm's quota is refused before a byte of it is read.
+    await this.uploads.checkDeclaredWithinQuota(auth, declaredLength(req));
     await receiveUpload(req, res, this.config);
     return this.uploads.upload(auth, receivedFiles(req));
   }

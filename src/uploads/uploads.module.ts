@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
+import { RealmModule } from '../realm/realm.module';
 import { MessagingModule } from '../messaging/messaging.module';
 import { AttachmentsRepository } from './attachments.repository';
 import { UploadStore } from './upload-store';
@@ -11,7 +12,7 @@ import { UploadsService } from './uploads.service';
  * Sits above messaging (it reads message links and keeps attachment publicity current).
  */
 @Module({
-  imports: [EventsModule, MessagingModule],
+  imports: [EventsModule, RealmModule, MessagingModule],
   providers: [AttachmentsRepository, UploadStore, UploadsService],
   controllers: [UploadsController],
 })

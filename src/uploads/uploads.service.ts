@@ -11,11 +11,19 @@ import { EventsService } from '../events/events.service';
 import { MessageAccessService } from '../messaging/message-access.service';
 import { MessagesDeletedEvent, MessageSentEvent } from '../messaging/messaging.domain-events';
 import { ChannelPermissionChangedEvent } from '../channels/channels.domain-events';
+import { RealmService } from '../realm/realm.service';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
 import type { ReceivedFile } from './upload-body';
 import { uploadContentType } from './upload-names';
 import { UploadStore } from './upload-store';
 import { UploadErrors } from './upload.errors';
+
+/**
+ * What a multipart upload body may hold besides the file's bytes (boundaries, part headers, the
+ * file name, small fields), for the check by Content-Length: a body this much larger than the
+ * room left in the quota is refused before it is read.
+ */
+export const UPLOAD_FRAMING_ALLOWANCE = 64 * 1024;
 
 /** Temporary (unauthenticated) file URLs live this long, as Zulip's. */
 const TEMPORARY_URL_SECONDS = 60;
@@ -36,6 +44,7 @@ export class UploadsService implements OnModuleInit {
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
     private readonly access: MessageAccessService,
+    private readonly realms: RealmService,
   ) {}
 
   /**
@@ -71,7 +80,7 @@ export class UploadsService implements OnModuleInit {
     let placed = false;
     try {
       const row = await runInTransaction(this.dataSource, async () => {
-        await this.checkWithinQuota(auth.realm.id, file.size);
+        await this.checkWithinQuota(auth.realm, file.size);
         const inserted = await this.repo.insert({
           fileName,
           pathId,
@@ -101,11 +110,28 @@ export class UploadsService implements OnModuleInit {
   }
 
   /**
+   * check_upload_within_quota before the body is read (as Zulip's tusd pre-create hook does with
+   * the announced Upload-Length): when the request's Content-Length, less room for the multipart
+   * framing, would already take the realm past its quota, the upload is refused at once. Chunked
+   * bodies (no Content-Length) and bodies near the limit are checked again once received.
+   */
+  async checkDeclaredWithinQuota(auth: AuthContext, declaredBytes: number | undefined): Promise<void> {
+    if (declaredBytes === undefined) return;
+    const quotaMib = this.realms.uploadQuotaMib(auth.realm);
+    if (quotaMib === null) return;
+    const fileAtLeast = declaredBytes - UPLOAD_FRAMING_ALLOWANCE;
+    if (fileAtLeast <= 0) return;
+    const used = await this.repo.realmUsage(auth.realm.id);
+    if (used + fileAtLeast > quotaMib * 1024 * 1024) throw UploadErrors.realmQuotaExceeded();
+  }
+
+  /**
    * check_upload_within_quota: the realm's attachments plus this file must fit the quota. Runs in
    * the upload's transaction under a per-realm lock, so parallel uploads cannot overshoot together.
    */
-  private async checkWithinQuota(realmId: number, size: number): Promise<void> {
-    const quotaMib = this.config.uploadQuotaMib;
+  private async checkWithinQuota(realm: AuthContext['realm'], size: number): Promise<void> {
+    const realmId = realm.id;
+    const quotaMib = this.realms.uploadQuotaMib(realm);
     if (quotaMib === null) return;
     await this.repo.lockRealmUploads(realmId);
     const used = await this.repo.realmUsage(realmId);

@@ -72,6 +72,29 @@ export class UserAccessService {
   }
 
   /**
+   * whoCanAccess for `target` both while active and once deactivated, with one peers query: the
+   * recipients deactivation and reactivation compare (a guest who sees the user only through a
+   * channel loses sight of them when they are deactivated, and regains it on reactivation).
+   */
+  async whoCanAccessActiveAndDeactivated(
+    realm: RealmAccessSetting,
+    target: { id: number; isBot: boolean },
+    candidates: ReadonlyArray<{ id: number; role: number }>,
+  ): Promise<{ whileActive: number[]; whileDeactivated: number[] }> {
+    const all = candidates.map((c) => c.id);
+    if (target.isBot || !(await this.realmRestricts(realm))) return { whileActive: all, whileDeactivated: all };
+    const guests = candidates.filter((c) => isGuest(c)).map((c) => c.id);
+    const peers: UserAccess =
+      guests.length === 0
+        ? { restricted: true, viewerId: target.id, channelPeers: new Set<number>(), directPeers: new Set<number>() }
+        : await this.peers(realm.id, target.id, guests);
+    return {
+      whileActive: whoCanAccess({ ...target, isActive: true }, candidates, peers),
+      whileDeactivated: whoCanAccess({ ...target, isActive: false }, candidates, peers),
+    };
+  }
+
+  /**
    * The ids among `candidateIds` (any users of the realm) that may not see `target`: the send
    * path's question for a channel message whose sender is not subscribed (Zulip's do_send_messages
    * shows such a sender to those guests as "Unknown user"). Roles are loaded only when the realm
@@ -119,6 +142,22 @@ export class UserAccessService {
       out.set(t.id, whoCanAccess(t, candidates, peers));
     }
     return out;
+  }
+
+  /**
+   * For each of `userIds`, which of `among` share a channel or a direct-message conversation with
+   * them (two queries, whatever the numbers), leaving out the `excluded` subscription rows (to ask
+   * how things were before a subscribe that added them).
+   */
+  async peerPairs(
+    realmId: number,
+    userIds: readonly number[],
+    among: readonly number[],
+    excluded: ReadonlyArray<{ userId: number; recipientId: number }> = [],
+  ): Promise<{ channelPeers: Map<number, Set<number>>; directPeers: Map<number, Set<number>> }> {
+    const question = new ConversationPeerPairsRequestedEvent(realmId, userIds, among, excluded);
+    if (userIds.length > 0 && among.length > 0) await this.bus.publish(question);
+    return { channelPeers: question.channelPeers, directPeers: question.directPeers };
   }
 
   private async peers(realmId: number, userId: number, among: readonly number[] | null): Promise<UserAccess> {

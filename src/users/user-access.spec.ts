@@ -1,5 +1,11 @@
 import { Role } from '../realm/system-groups';
-import { canAccessUser, inaccessibleUserDict, UserAccess, whoCanAccess } from './user-access';
+import {
+  accessChangesOnSubscriptions,
+  canAccessUser,
+  inaccessibleUserDict,
+  UserAccess,
+  whoCanAccess,
+} from './user-access';
 
 const restricted: UserAccess = {
   restricted: true,
@@ -61,5 +67,60 @@ describe('inaccessibleUserDict', () => {
       role: Role.MEMBER,
       delivery_email: null,
     });
+  });
+});
+
+describe('accessChangesOnSubscriptions', () => {
+  const person = (role: number, extra: Partial<{ isBot: boolean; isActive: boolean }> = {}) => ({
+    role,
+    isBot: false,
+    isActive: true,
+    ...extra,
+  });
+  // 1, 2 guests; 3, 4 members; 5 a bot; 6 deactivated.
+  const people = new Map([
+    [1, person(Role.GUEST)],
+    [2, person(Role.GUEST)],
+    [3, person(Role.MEMBER)],
+    [4, person(Role.MEMBER)],
+    [5, person(Role.MEMBER, { isBot: true })],
+    [6, person(Role.MEMBER, { isActive: false })],
+  ]);
+  const none = { channelPeers: new Set<number>(), directPeers: new Set<number>() };
+
+  it('a guest gains the others (not bots or deactivated users), and guests among them gain the guest', () => {
+    expect(accessChangesOnSubscriptions([{ userId: 1, others: [2, 3, 5, 6], peers: none }], people)).toEqual([
+      { viewerId: 2, userId: 1 },
+      { viewerId: 1, userId: 2 },
+      { viewerId: 1, userId: 3 },
+    ]);
+  });
+
+  it('a member: only the guests among the others gain them; members see everyone already', () => {
+    expect(accessChangesOnSubscriptions([{ userId: 3, others: [1, 2, 4], peers: none }], people)).toEqual([
+      { viewerId: 1, userId: 3 },
+      { viewerId: 2, userId: 3 },
+    ]);
+  });
+
+  it('skips peers through another channel or a direct-message conversation, and duplicate pairs', () => {
+    const peers = { channelPeers: new Set([3]), directPeers: new Set([4]) };
+    expect(
+      accessChangesOnSubscriptions(
+        [
+          { userId: 1, others: [1, 2, 3, 4], peers },
+          { userId: 2, others: [1], peers: none },
+        ],
+        people,
+      ),
+    ).toEqual([
+      { viewerId: 2, userId: 1 },
+      { viewerId: 1, userId: 2 },
+    ]);
+  });
+
+  it('a bot or a deactivated user changing subscriptions changes nobody’s sight', () => {
+    expect(accessChangesOnSubscriptions([{ userId: 5, others: [1, 2], peers: none }], people)).toEqual([]);
+    expect(accessChangesOnSubscriptions([{ userId: 6, others: [1, 2], peers: none }], people)).toEqual([]);
   });
 });

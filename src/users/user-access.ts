@@ -98,3 +98,62 @@ export function whoCanAccess(
     )
     .map((c) => c.id);
 }
+
+/** A user whose subscriptions changed, and whom that could make visible or invisible. */
+export interface SubscriptionChangeAccess {
+  /** The user whose subscriptions changed. */
+  userId: number;
+  /**
+   * The subscribers of the channels they joined (after the change) or left (those remaining),
+   * the users whose access to them (or theirs to them) may have changed.
+   */
+  others: Iterable<number>;
+  /**
+   * Their channel and direct-message peers apart from those channels: before the change for a
+   * subscribe, after it for an unsubscribe.
+   */
+  peers: { channelPeers: ReadonlySet<number>; directPeers: ReadonlySet<number> };
+}
+
+/** One restricted guest (`viewerId`) who gained or lost sight of one user (`userId`). */
+export interface AccessChange {
+  viewerId: number;
+  userId: number;
+}
+
+/**
+ * Zulip's send_user_creation_events_on_adding_subscriptions and
+ * send_user_remove_events_on_removing_subscriptions, as pairs: in a realm that restricts
+ * can_access_all_users_group, a guest sharing a joined (left) channel with a user who shares no
+ * other conversation with them gains (loses) sight of that user, both ways. Only active humans
+ * are ever gained or lost: a bot is always visible, a deactivated user only through a
+ * direct-message conversation. Pairs are unique; the changing user is never their own viewer.
+ */
+export function accessChangesOnSubscriptions(
+  changes: readonly SubscriptionChangeAccess[],
+  people: ReadonlyMap<number, { role: number; isBot: boolean; isActive: boolean }>,
+): AccessChange[] {
+  const out: AccessChange[] = [];
+  const seen = new Set<string>();
+  const add = (viewerId: number, userId: number) => {
+    const key = `${viewerId}:${userId}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ viewerId, userId });
+  };
+  const visibleByChannel = (p: { isBot: boolean; isActive: boolean } | undefined) =>
+    p !== undefined && !p.isBot && p.isActive;
+  for (const change of changes) {
+    const user = people.get(change.userId);
+    if (!user) continue;
+    for (const otherId of change.others) {
+      if (otherId === change.userId) continue;
+      if (change.peers.channelPeers.has(otherId) || change.peers.directPeers.has(otherId)) continue;
+      const other = people.get(otherId);
+      if (!other) continue;
+      if (other.role === Role.GUEST && visibleByChannel(user)) add(otherId, change.userId);
+      if (user.role === Role.GUEST && visibleByChannel(other)) add(change.userId, otherId);
+    }
+  }
+  return out;
+}

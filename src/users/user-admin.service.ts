@@ -8,6 +8,7 @@ import { realmUserUpdateEvent, userGroupMembersEvent, type ClientEvent } from '.
 import { DomainEventBus } from '../events/domain-event-bus';
 import { AccessTarget, inaccessibleUserDict } from './user-access';
 import { UserAccessService } from './user-access.service';
+import { UserAccessEventsService } from './user-access-events.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
@@ -20,7 +21,7 @@ import { ProfileDataEntry } from './profile-values.policy';
 import { canSeeDeliveryEmail, EmailVisibility, userAvatarUrl, userDict } from './user-format';
 import { checkFullName, isStrongEnoughPassword } from './user-name.policy';
 import { UserProfile } from './user.entity';
-import { UserReactivatedEvent } from './users.domain-events';
+import { UserHiddenFromGuestsEvent, UserReactivatedEvent } from './users.domain-events';
 import { UsersRepository } from './users.repository';
 import { isValidEmail, UsersService } from './users.service';
 import { UserErrors } from './user.errors';
@@ -52,6 +53,7 @@ export class UserAdminService {
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
     private readonly userAccess: UserAccessService,
+    private readonly accessEvents: UserAccessEventsService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -264,9 +266,34 @@ export class UserAdminService {
   private async setActive(realmId: number, user: UserProfile, active: boolean): Promise<void> {
     await this.repository.update(user.id, { isActive: active });
     const recipients = await this.recipients(realmId);
-    // Those who could see the user while active are told (deactivation and reactivation alike).
-    const told = await this.recipientsAbout(realmId, { id: user.id, isBot: user.isBot, isActive: true });
-    this.send(realmId, realmUserUpdateEvent({ user_id: user.id, is_active: active }), told);
+    const realm = await this.realms.getRealm(realmId);
+    const { whileActive, whileDeactivated } = await this.userAccess.whoCanAccessActiveAndDeactivated(
+      realm,
+      user,
+      await this.repository.activeUsersInRealm(realmId),
+    );
+    // The update goes to those who see the user as deactivated: after a deactivation, those who
+    // still may (do_deactivate_user's users_with_access_to_deactivated_user); before a
+    // reactivation, those who could.
+    this.send(realmId, realmUserUpdateEvent({ user_id: user.id, is_active: active }), whileDeactivated);
+    const deactivatedSeen = new Set(whileDeactivated);
+    if (!active && whileDeactivated.length < recipients.length) {
+      // Everyone else's clients still list the user in groups (their members show as "Unknown
+      // user"): Zulip tells them with explicit remove_members events.
+      const others = recipients.filter((id) => !deactivatedSeen.has(id));
+      for (const groupId of await this.groups.namedGroupIdsWithDirectMember(user.id)) {
+        this.send(realmId, userGroupMembersEvent('remove_members', groupId, [user.id]), others);
+      }
+    }
+    // Restricted guests who saw the user only through a channel lose sight of them when they are
+    // deactivated (realm_user remove, as Zulip's do_deactivate_user) and get them back, whole, on
+    // reactivation (realm_user add: they had no deactivated user to update).
+    const changed = whileActive.filter((id) => id !== user.id && !deactivatedSeen.has(id));
+    if (changed.length > 0) {
+      if (!active) await this.bus.publish(new UserHiddenFromGuestsEvent(realmId, user.id, changed));
+      const pairs = changed.map((viewerId) => ({ viewerId, userId: user.id }));
+      await this.accessEvents.announce(realm, active ? pairs : [], active ? [] : pairs);
+    }
     if (user.isBot) {
       // Those who administer the bot (bot_owner_user_ids: administrators and the owner) keep
       // it in realm_bots: a realm_bot update tells them (feature level 222).

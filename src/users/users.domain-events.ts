@@ -16,6 +16,21 @@ export class UserReactivatedEvent {
 }
 
 /**
+ * Restricted guests lose sight of a user being deactivated (`guestIds`, who get `realm_user`
+ * remove instead of the update that makes other clients drop the user from subscriber lists).
+ * Published inside the deactivation's transaction, before the remove; channels answers with
+ * `peer_remove` for the user's channels to those guests (Zulip sends peer_remove on deactivation
+ * since feature level 377).
+ */
+export class UserHiddenFromGuestsEvent {
+  constructor(
+    readonly realmId: number,
+    readonly userId: number,
+    readonly guestIds: readonly number[],
+  ) {}
+}
+
+/**
  * A user changed some of their own settings through PATCH /settings (do_change_user_setting).
  * Published inside the change's transaction after the rows and events of the change: presence
  * answers `presence_enabled` (invisible mode) with a presence update, as Zulip does.
@@ -62,6 +77,11 @@ export class ConversationPeerPairsRequestedEvent {
     readonly realmId: number,
     readonly userIds: readonly number[],
     readonly among: readonly number[],
+    /**
+     * Subscriptions to leave out of the channel half (the rows a subscribe just added or
+     * re-activated): the peers as they were before that change.
+     */
+    readonly excludedSubscriptions: ReadonlyArray<{ userId: number; recipientId: number }> = [],
   ) {}
 }
 

@@ -1,4 +1,5 @@
 import { UserAccessService } from './user-access.service';
+import { UserAccessEventsService } from './user-access-events.service';
 import { MutedUsersController } from './muted-users.controller';
 import { MutedUsersRepository } from './muted-users.repository';
 import { MutedUsersService } from './muted-users.service';
@@ -48,6 +49,7 @@ import { OwnUserFields } from './own-user-fields';
     PrincipalService,
     UserDirectoryService,
     UserAccessService,
+    UserAccessEventsService,
     GroupSettingsService,
     UserGroupsQueryService,
     UserGroupsService,
@@ -75,6 +77,7 @@ import { OwnUserFields } from './own-user-fields';
     PrincipalService,
     UserDirectoryService,
     UserAccessService,
+    UserAccessEventsService,
     UsersService,
     GroupSettingsService,
     UserGroupsQueryService,

@@ -26,6 +26,8 @@ export interface ApplyContext {
   includeDeactivatedGroups: boolean;
   /** The notification_settings_null client capability. */
   notificationSettingsNull: boolean;
+  /** The user_list_incomplete client capability. */
+  userListIncomplete?: boolean;
 }
 
 const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
@@ -242,6 +244,27 @@ function repartitionUsers(state: State): void {
   state.realm_non_active_users = users.filter((u) => !u.is_active);
 }
 
+/** Zulip's get_data_for_inaccessible_user. */
+function inaccessibleUser(userId: number, host: string): Json {
+  return {
+    email: `user${userId}@${host}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_bot: false,
+    full_name: 'Unknown user',
+    timezone: '',
+    is_active: true,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    role: ROLE.MEMBER,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    profile_data: {},
+  };
+}
+
 function applyRealmUser(state: State, ctx: ApplyContext, event: Event): void {
   const person = event.person;
   if (!('realm_users' in state)) return;
@@ -255,7 +278,9 @@ function applyRealmUser(state: State, ctx: ApplyContext, event: Event): void {
       user.avatar_url = null;
     }
     user.is_active = true;
-    if (!user.is_bot) user.profile_data = {};
+    // A new user has no profile data yet (Zulip's apply_event sets {}); a user a restricted guest
+    // gains sight of comes with theirs.
+    if (!user.is_bot) user.profile_data = user.profile_data ?? {};
     state.realm_non_active_users = (state.realm_non_active_users as Json[]).filter((u) => u.user_id !== user.user_id);
     state.realm_users = (state.realm_users as Json[]).filter((u) => u.user_id !== user.user_id);
     state.realm_users.push(user);
@@ -263,7 +288,17 @@ function applyRealmUser(state: State, ctx: ApplyContext, event: Event): void {
     return;
   }
   if (event.op === 'remove') {
+    // A restricted guest lost sight of the user: dropped with user_list_incomplete, else shown as
+    // the "Unknown user" placeholder (Zulip's apply_event, get_data_for_inaccessible_user).
     state.realm_users = (state.realm_users as Json[]).filter((u) => u.user_id !== person.user_id);
+    state.realm_non_active_users = ((state.realm_non_active_users ?? []) as Json[]).filter(
+      (u) => u.user_id !== person.user_id,
+    );
+    if (!ctx.userListIncomplete) {
+      const host = new URL(String(state.realm_url ?? state.realm_uri ?? 'http://unknown')).hostname;
+      state.realm_users.push(inaccessibleUser(person.user_id, host));
+      repartitionUsers(state);
+    }
     return;
   }
   // update

@@ -72,6 +72,7 @@ export const PROFILES: Profile[] = [
       emptyTopicName: true,
       includeDeactivatedGroups: true,
       notificationSettingsNull: true,
+      userListIncomplete: true,
     },
   },
   {

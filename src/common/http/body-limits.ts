@@ -110,7 +110,8 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 }
 
-function declaredLength(req: Request): number | undefined {
+/** The body's length announced by Content-Length (undefined when chunked or absent). */
+export function declaredLength(req: Request): number | undefined {
   const header = req.headers['content-length'];
   if (header === undefined || req.headers['transfer-encoding'] !== undefined) return undefined;
   const n = Number(header);

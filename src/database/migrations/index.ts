@@ -18,6 +18,7 @@ import { Submessages1795659019365 } from './1795659019365-Submessages';
 import { MissedMessageEmails1795659108894 } from './1795659108894-MissedMessageEmails';
 import { Invitation1795659117581 } from './1795659117581-Invitation';
 import { RealmSettings1795666154695 } from './1795666154695-RealmSettings';
+import { RealmUploadQuota1795677605893 } from './1795677605893-RealmUploadQuota';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   MissedMessageEmails1795659108894,
   Invitation1795659117581,
   RealmSettings1795666154695,
+  RealmUploadQuota1795677605893,
 ];

@@ -77,6 +77,42 @@ describe('per-user API rate limit', () => {
     await expect(longPoll).rejects.toThrow(/Timeout/);
   });
 
+  it('counts a poll without dont_block refused by its argument checks (bad last_event_id, unknown queue_id)', async () => {
+    const shiva = await t.auth('shiva@zulip.com');
+    const registered = await t
+      .http()
+      .post('/api/v1/register')
+      .auth(...shiva)
+      .type('form')
+      .send({ event_types: '["message"]', fetch_event_types: '[]' });
+    expect(registered.status).toBe(200);
+    expect(registered.headers['x-ratelimit-remaining']).toBe('2');
+    const poll = (query: Record<string, string>) =>
+      t
+        .http()
+        .get('/api/v1/events')
+        .auth(...shiva)
+        .query(query)
+        .timeout(5000);
+    // A parameter that fails to decode (refused before the queue is looked at).
+    const badId = await poll({ queue_id: registered.body.queue_id, last_event_id: 'abc' });
+    expect(badId.status).toBe(400);
+    expect(badId.body).toMatchObject({ result: 'error', msg: 'last_event_id is not valid JSON' });
+    expect(badId.headers['x-ratelimit-remaining']).toBe('1');
+    // A queue that does not exist.
+    const badQueue = await poll({ queue_id: 'no-such-queue', last_event_id: '-1' });
+    expect(badQueue.status).toBe(400);
+    expect(badQueue.body).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
+    expect(badQueue.headers['x-ratelimit-remaining']).toBe('0');
+    // Over the limit, a refused poll gets 429 like any request; so does a missing queue_id.
+    const limited = await poll({ queue_id: registered.body.queue_id, last_event_id: '[1]' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ result: 'error', code: 'RATE_LIMIT_HIT' });
+    const missing = await poll({ last_event_id: '-1' });
+    expect(missing.status).toBe(429);
+    expectMatchesOpenApi('get', '/events', limited.status, limited.body);
+  });
+
   it('counts a poll without dont_block that is answered at once because events are pending', async () => {
     const prospero = await t.auth('prospero@zulip.com');
     const registered = await t

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { type ClientEventKey, clientEventKey } from '../../../src/events/client-events';
 import { EventsService } from '../../../src/events/events.service';
 import { PresenceService } from '../../../src/presence/presence.service';
+import { RealmService } from '../../../src/realm/realm.service';
 import { animatedImage } from '../../helpers/images';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
@@ -28,6 +29,7 @@ import {
   IAGO,
   ok,
   OTHELLO,
+  POLONIUS,
   PROSPERO,
   register,
   userId,
@@ -153,6 +155,29 @@ describe('client events: every variant of the union matches Zulip’s OpenAPI /e
     'realm_user/add': {
       action: () =>
         ok(t, 'post', '/users', IAGO, { email: 'events@zulip.com', password: 'secret-123', full_name: 'Eve Ents' }),
+    },
+    'realm_user/remove': {
+      // A restricted guest leaving the channel they shared with most users loses sight of them
+      // (and gets them back, as realm_user add, when subscribing again).
+      observer: POLONIUS,
+      action: async () => {
+        const restrict = async (group: string) => {
+          await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+            await groupId(t, group),
+          ]);
+          t.app.get(RealmService).invalidate();
+        };
+        await restrict('role:members');
+        try {
+          await ok(t, 'delete', '/users/me/subscriptions', POLONIUS, { subscriptions: ['Verona'] });
+          await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+            subscriptions: [{ name: 'Verona' }],
+            principals: [await userId(t, POLONIUS)],
+          });
+        } finally {
+          await restrict('role:everyone');
+        }
+      },
     },
     'realm_user/update': {
       action: async () => {

@@ -286,6 +286,79 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       }
     });
 
+    it('realm_user remove and add when a restricted guest leaves and rejoins a channel', async () => {
+      const members = (await ok(t, 'get', '/user_groups', IAGO)).user_groups as Array<{ id: number; name: string }>;
+      const group = (name: string) => members.find((g) => g.name === name)!.id;
+      await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+        group('role:members'),
+      ]);
+      t.app.get(RealmService).invalidate();
+      const polonius = await userId(t, POLONIUS);
+      try {
+        const left = await verify(POLONIUS, () =>
+          ok(t, 'delete', '/users/me/subscriptions', POLONIUS, { subscriptions: ['Verona'] }),
+        );
+        expect(left.filter((e) => e.type === 'realm_user').map((e) => e.op)).toContain('remove');
+        const back = await verify(POLONIUS, () =>
+          ok(t, 'post', '/users/me/subscriptions', IAGO, {
+            subscriptions: [{ name: 'Verona' }],
+            principals: [polonius],
+          }),
+        );
+        expect(back.filter((e) => e.type === 'realm_user').map((e) => e.op)).toContain('add');
+        // Seen from the other side: a member loses nothing (members see everyone), so nothing
+        // reaches Hamlet but the subscription events.
+        const forHamlet = await verify(HAMLET, () =>
+          ok(t, 'delete', '/users/me/subscriptions', POLONIUS, { subscriptions: ['Verona'] }),
+        );
+        expect(forHamlet.filter((e) => e.type === 'realm_user')).toEqual([]);
+      } finally {
+        await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+          group('role:everyone'),
+        ]);
+        t.app.get(RealmService).invalidate();
+        await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+          subscriptions: [{ name: 'Verona' }],
+          principals: [polonius],
+        });
+      }
+    });
+
+    it('realm_user remove and add when a user a restricted guest sees through a channel is deactivated and reactivated', async () => {
+      const members = (await ok(t, 'get', '/user_groups', IAGO)).user_groups as Array<{ id: number; name: string }>;
+      const group = (name: string) => members.find((g) => g.name === name)!.id;
+      await ok(t, 'post', '/users', IAGO, {
+        email: 'passer@zulip.com',
+        password: 'secret-123',
+        full_name: 'Passer By',
+      });
+      const passer = await userId(t, 'passer@zulip.com');
+      await ok(t, 'post', '/users/me/subscriptions', IAGO, {
+        subscriptions: [{ name: 'Verona' }],
+        principals: [passer],
+      });
+      await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+        group('role:members'),
+      ]);
+      t.app.get(RealmService).invalidate();
+      try {
+        const gone = await verify(POLONIUS, () => ok(t, 'delete', `/users/${passer}`, IAGO));
+        expect(gone.filter((e) => e.type === 'realm_user').map((e) => e.op)).toEqual(['remove']);
+        const back = await verify(POLONIUS, () => ok(t, 'post', `/users/${passer}/reactivate`, IAGO));
+        expect(back.filter((e) => e.type === 'realm_user').map((e) => e.op)).toEqual(['add']);
+        // An administrator sees the deactivated user and gets the updates.
+        await verify(HAMLET, () => ok(t, 'delete', `/users/${passer}`, IAGO), { expectedEvents: ['realm_user'] });
+        await verify(HAMLET, () => ok(t, 'post', `/users/${passer}/reactivate`, IAGO), {
+          expectedEvents: ['realm_user'],
+        });
+      } finally {
+        await t.dataSource.query(`UPDATE realm SET can_access_all_users_group = $1 WHERE string_id = 'zulip'`, [
+          group('role:everyone'),
+        ]);
+        t.app.get(RealmService).invalidate();
+      }
+    });
+
     it('realm_user update (name, custom profile field)', async () => {
       const othello = await userId(t, OTHELLO);
       await verify(HAMLET, () => ok(t, 'patch', `/users/${othello}`, IAGO, { full_name: 'Othello the Moor' }), {
@@ -978,6 +1051,7 @@ describe('verify_action: /register state + events = a fresh /register', () => {
       'realm_user_settings_defaults/update',
       'realm_user/add',
       'realm_user/update',
+      'realm_user/remove',
       'custom_profile_fields',
       'realm_emoji/update',
       'realm_linkifiers',
