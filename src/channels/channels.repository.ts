@@ -5,6 +5,7 @@ import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
 import { DefaultStream, Recipient, RecipientType, Stream } from './channel.entity';
 import { Subscription } from './subscription.entity';
+import { usersView } from '../users/users.sql';
 
 export type { RealmUserRow } from '../users/user-directory.service';
 
@@ -251,6 +252,29 @@ export class ChannelsRepository {
     });
   }
 
+  /** A channel of the realm by id, archived or not: what a notice posted to it needs. */
+  async channelBrief(
+    realmId: number,
+    channelId: number,
+  ): Promise<{ id: number; name: string; recipientId: number; deactivated: boolean } | null> {
+    const rows = await this.em.query<Array<{ id: number; name: string; recipient_id: number; deactivated: boolean }>>(
+      `SELECT id, name, recipient_id, deactivated FROM stream WHERE id = $1 AND realm_id = $2`,
+      [channelId, realmId],
+    );
+    const r = rows[0];
+    return r ? { id: r.id, name: r.name, recipientId: r.recipient_id, deactivated: r.deactivated } : null;
+  }
+
+  /** Ids of the channels the user is actively subscribed to and has muted. */
+  async mutedChannelIds(userId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ stream_id: number }>>(
+      `SELECT s.id AS stream_id FROM subscription sub JOIN stream s ON s.recipient_id = sub.recipient_id
+        WHERE sub.user_profile_id = $1 AND sub.active AND sub.is_muted`,
+      [userId],
+    );
+    return rows.map((r) => r.stream_id);
+  }
+
   /** Active subscribers who are active users, per recipient, sorted. */
   async subscriberIds(recipientIds: number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>();
@@ -258,7 +282,7 @@ export class ChannelsRepository {
     if (recipientIds.length === 0) return out;
     const rows = await this.em.query<Array<{ recipient_id: number; user_profile_id: number }>>(
       `SELECT s.recipient_id, s.user_profile_id
-         FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
+         FROM subscription s JOIN ${usersView} u ON u.id = s.user_profile_id
         WHERE s.recipient_id = ANY($1) AND s.active AND u.is_active
         ORDER BY s.recipient_id, s.user_profile_id`,
       [recipientIds],
@@ -273,7 +297,7 @@ export class ChannelsRepository {
     if (recipientIds.length === 0) return out;
     const rows = await this.em.query<Array<{ recipient_id: number; n: number }>>(
       `SELECT s.recipient_id, count(*)::int AS n
-         FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
+         FROM subscription s JOIN ${usersView} u ON u.id = s.user_profile_id
         WHERE s.recipient_id = ANY($1) AND s.active AND u.is_active
         GROUP BY s.recipient_id`,
       [recipientIds],

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
+import { channelsView } from '../channels/channels.sql';
+import { usersView } from '../users/users.sql';
 
 /** SQL of deleting messages: every table that refers to a message, set-based. */
 @Injectable()
@@ -19,7 +21,7 @@ export class MessageDeleteRepository {
   ): Promise<Array<{ id: number; stream_id: number | null; subject: string; recipient_id: number }>> {
     return this.em.query(
       `SELECT m.id, s.id AS stream_id, m.subject, m.recipient_id FROM message m
-         LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+         LEFT JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
         WHERE m.realm_id = $1 AND m.id = ANY($2::int[]) ORDER BY m.id FOR UPDATE OF m`,
       [realmId, ids],
     );
@@ -27,7 +29,7 @@ export class MessageDeleteRepository {
 
   async usersWithRows(ids: number[]): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT DISTINCT um.user_profile_id AS id FROM user_message um JOIN user_profile u ON u.id = um.user_profile_id
+      `SELECT DISTINCT um.user_profile_id AS id FROM user_message um JOIN ${usersView} u ON u.id = um.user_profile_id
         WHERE um.message_id = ANY($1::int[]) AND u.is_active`,
       [ids],
     );

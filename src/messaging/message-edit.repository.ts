@@ -1,3 +1,10 @@
+import {
+  channelsView,
+  isActiveSubscriber,
+  refreshFirstMessageIdsSql,
+  subscriptionsView,
+} from '../channels/channels.sql';
+import { usersView } from '../users/users.sql';
 import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -99,9 +106,8 @@ export class MessageEditRepository {
               s.can_delete_own_message_group, s.can_move_messages_out_of_channel_group,
               s.can_move_messages_within_channel_group, s.can_resolve_topics_group, s.can_send_message_group,
               s.can_subscribe_group,
-              EXISTS (SELECT 1 FROM subscription sub WHERE sub.user_profile_id = $2
-                         AND sub.recipient_id = s.recipient_id AND sub.active) AS subscribed
-         FROM stream s WHERE s.realm_id = $1 AND s.id = $3`,
+              ${isActiveSubscriber('$2', 's.recipient_id')} AS subscribed
+         FROM ${channelsView} s WHERE s.realm_id = $1 AND s.id = $3`,
       [realmId, userId, channelId],
     );
     if (rows.length === 0) return null;
@@ -239,7 +245,7 @@ export class MessageEditRepository {
   /** Users with any subscription row (active or not) to a recipient. */
   async allSubscriberIds(recipientId: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT DISTINCT user_profile_id AS id FROM subscription WHERE recipient_id = $1`,
+      `SELECT DISTINCT user_profile_id AS id FROM ${subscriptionsView} sub WHERE recipient_id = $1`,
       [recipientId],
     );
     return rows.map((r) => r.id);
@@ -248,7 +254,7 @@ export class MessageEditRepository {
   /** Active subscribers (deactivated users included unless `activeUsersOnly`) with their roles. */
   async activeSubscribers(recipientId: number, activeUsersOnly: boolean): Promise<Array<{ id: number; role: number }>> {
     const rows = await this.em.query<Array<{ id: number; role: number }>>(
-      `SELECT u.id, u.role FROM subscription sub JOIN user_profile u ON u.id = sub.user_profile_id
+      `SELECT u.id, u.role FROM ${subscriptionsView} sub JOIN ${usersView} u ON u.id = sub.user_profile_id
         WHERE sub.recipient_id = $1 AND sub.active AND ($2::boolean IS FALSE OR u.is_active)`,
       [recipientId, activeUsersOnly],
     );
@@ -258,7 +264,7 @@ export class MessageEditRepository {
   async rolesOf(userIds: number[]): Promise<Map<number, number>> {
     if (userIds.length === 0) return new Map();
     const rows = await this.em.query<Array<{ id: number; role: number }>>(
-      `SELECT id, role FROM user_profile WHERE id = ANY($1::int[])`,
+      `SELECT id, role FROM ${usersView} u WHERE id = ANY($1::int[])`,
       [userIds],
     );
     return new Map(rows.map((r) => [r.id, r.role]));
@@ -292,16 +298,11 @@ export class MessageEditRepository {
   ): Promise<Array<{ id: number; name: string; first_message_id: number | null }>> {
     if (channelIds.length === 0) return [];
     return this.em.query(
-      `WITH fresh AS (
-         SELECT s.id, (SELECT min(m.id) FROM message m
-                        WHERE m.realm_id = s.realm_id AND m.recipient_id = s.recipient_id) AS first_id
-           FROM stream s WHERE s.id = ANY($1::int[])),
-       changed AS (
-         UPDATE stream s SET first_message_id = fresh.first_id
-           FROM fresh
-          WHERE s.id = fresh.id AND s.first_message_id IS DISTINCT FROM fresh.first_id
-         RETURNING s.id, s.name, s.first_message_id)
-       SELECT id, name, first_message_id FROM changed ORDER BY id`,
+      refreshFirstMessageIdsSql(
+        '$1',
+        (s) =>
+          `(SELECT min(m.id) FROM message m WHERE m.realm_id = ${s}.realm_id AND m.recipient_id = ${s}.recipient_id)`,
+      ),
       [channelIds],
     );
   }

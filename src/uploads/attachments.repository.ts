@@ -1,3 +1,5 @@
+import { channelsView } from '../channels/channels.sql';
+import { messagesView } from '../messaging/messaging.sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -52,9 +54,8 @@ const ms = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000) * 1000
 /** Is the attachment linked from a message in a public channel (web-public: and web-public)? */
 const PUBLIC_LINK = (webPublic: boolean) => `EXISTS (
   SELECT 1 FROM attachment_message am
-    JOIN message m ON m.id = am.message_id
-    JOIN recipient r ON r.id = m.recipient_id AND r.type = 2
-    JOIN stream s ON s.id = r.type_id
+    JOIN ${messagesView} m ON m.id = am.message_id
+    JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
    WHERE am.attachment_id = a.id AND m.realm_id = a.realm_id AND NOT s.invite_only
      ${webPublic ? 'AND s.is_web_public' : ''})`;
 
@@ -174,7 +175,7 @@ export class AttachmentsRepository {
     const rows = await this.em.query<Array<RawRow & { messages: Array<{ id: number; date_sent: string }> }>>(
       `SELECT ${COLUMNS},
               COALESCE((SELECT json_agg(json_build_object('id', m.id, 'date_sent', m.date_sent) ORDER BY m.id)
-                          FROM attachment_message am JOIN message m ON m.id = am.message_id
+                          FROM attachment_message am JOIN ${messagesView} m ON m.id = am.message_id
                          WHERE am.attachment_id = a.id), '[]'::json) AS messages
          FROM attachment a WHERE ${where} ORDER BY a.id`,
       params,

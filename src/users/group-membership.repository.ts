@@ -427,6 +427,15 @@ export class GroupMembershipRepository {
     }));
   }
 
+  /** A group's name and whether it is a system group (null name: a setting's anonymous group). */
+  async groupLabel(realmId: number, groupId: number): Promise<{ name: string | null; isSystemGroup: boolean } | null> {
+    const rows = await this.em.query<Array<{ name: string | null; is_system_group: boolean }>>(
+      `SELECT name, is_system_group FROM user_group WHERE id = $1 AND realm_id = $2`,
+      [groupId, realmId],
+    );
+    return rows[0] ? { name: rows[0].name, isSystemGroup: rows[0].is_system_group } : null;
+  }
+
   async allActiveUserIdsInRealm(realmId: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
       `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,

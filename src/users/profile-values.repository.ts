@@ -1,3 +1,4 @@
+import { customProfileFieldsView } from '../realm/realm.sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -27,7 +28,7 @@ export class ProfileValuesRepository {
     const rows = await this.em.query<StoredProfileValue[]>(
       `SELECT v.user_profile_id AS "userId", v.field_id AS "fieldId", f.field_type AS "fieldType",
               v.value, v.rendered_value AS "renderedValue"
-         FROM custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id
+         FROM custom_profile_field_value v JOIN ${customProfileFieldsView} f ON f.id = v.field_id
         WHERE f.realm_id = $1 AND ($2::int[] IS NULL OR v.user_profile_id = ANY($2::int[]))
         ORDER BY v.user_profile_id, f."order", f.id`,
       [realmId, userIds ? dbIds(userIds) : null],
