@@ -1,3 +1,4 @@
+import { MessageAttachments } from './message-attachments';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -8,7 +9,10 @@ import { usersView } from '../users/users.sql';
 /** SQL of deleting messages: every table that refers to a message, set-based. */
 @Injectable()
 export class MessageDeleteRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly attachments: MessageAttachments,
+  ) {}
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
@@ -45,7 +49,7 @@ export class MessageDeleteRepository {
       `WITH um AS (DELETE FROM user_message WHERE message_id = ANY($1::int[])),
             r AS (DELETE FROM reaction WHERE message_id = ANY($1::int[])),
             sm AS (DELETE FROM submessage WHERE message_id = ANY($1::int[])),
-            am AS (DELETE FROM attachment_message WHERE message_id = ANY($1::int[]) RETURNING attachment_id),
+            am AS (${this.attachments.unlinkMessagesSql('$1')}),
             d AS (DELETE FROM message WHERE id = ANY($1::int[]) RETURNING id)
        SELECT COALESCE((SELECT array_agg(id ORDER BY id) FROM d), '{}') AS ids,
               COALESCE((SELECT array_agg(DISTINCT attachment_id) FROM am), '{}') AS attachment_ids`,

@@ -1,3 +1,4 @@
+import type { AttachmentDictRow } from './message-attachments';
 import {
   channelsView,
   isActiveSubscriber,
@@ -57,16 +58,6 @@ interface ChannelForEditRaw {
   can_send_message_group: number;
   can_subscribe_group: number;
   subscribed: boolean;
-}
-
-/** An attachment as `detached_uploads` shows it (Attachment.to_dict). */
-export interface AttachmentDictRow {
-  id: number;
-  file_name: string;
-  path_id: string;
-  size: string;
-  create_time: Date;
-  messages: Array<{ id: number; date_sent: string }>;
 }
 
 export function attachmentDict(a: AttachmentDictRow) {
@@ -307,51 +298,8 @@ export class MessageEditRepository {
     );
   }
 
-  /** Resets the attachments' public caches of moved messages (they depend on the channel). */
-  async resetAttachmentPublicity(messageIds: number[], realmPublic: boolean, webPublic: boolean): Promise<void> {
-    if (messageIds.length === 0 || (!realmPublic && !webPublic)) return;
-    await this.em.query(
-      `UPDATE attachment a SET
-         is_realm_public = CASE WHEN $2 THEN NULL ELSE a.is_realm_public END,
-         is_web_public = CASE WHEN $3 THEN NULL ELSE a.is_web_public END
-        WHERE a.id IN (SELECT attachment_id FROM attachment_message WHERE message_id = ANY($1::int[]))`,
-      [messageIds, realmPublic, webPublic],
-    );
-  }
-
-  /** Attachments currently linked to a message, with path ids. */
-  async linkedAttachments(messageId: number): Promise<Array<{ id: number; pathId: string; ownerId: number }>> {
-    const rows = await this.em.query<Array<{ id: number; path_id: string; owner_id: number }>>(
-      `SELECT a.id, a.path_id, a.owner_id FROM attachment a
-         JOIN attachment_message am ON am.attachment_id = a.id WHERE am.message_id = $1`,
-      [messageId],
-    );
-    return rows.map((r) => ({ id: r.id, pathId: r.path_id, ownerId: r.owner_id }));
-  }
-
-  async unlinkAttachments(messageId: number, attachmentIds: number[]): Promise<void> {
-    if (attachmentIds.length === 0) return;
-    await this.em.query(`DELETE FROM attachment_message WHERE message_id = $1 AND attachment_id = ANY($2::int[])`, [
-      messageId,
-      attachmentIds,
-    ]);
-  }
-
   async setHasAttachment(messageId: number, value: boolean): Promise<void> {
     await this.em.query(`UPDATE message SET has_attachment = $2 WHERE id = $1`, [messageId, value]);
-  }
-
-  /** Attachments (with their remaining messages) as detached_uploads shows them. */
-  async attachmentDicts(ids: number[]): Promise<AttachmentDictRow[]> {
-    if (ids.length === 0) return [];
-    return this.em.query<AttachmentDictRow[]>(
-      `SELECT a.id, a.file_name, a.path_id, a.size, a.create_time,
-              COALESCE((SELECT json_agg(json_build_object('id', m.id, 'date_sent', m.date_sent) ORDER BY m.id)
-                          FROM attachment_message am JOIN message m ON m.id = am.message_id
-                         WHERE am.attachment_id = a.id), '[]'::json) AS messages
-         FROM attachment a WHERE a.id = ANY($1::int[]) ORDER BY a.id`,
-      [ids],
-    );
   }
 
   /** Guests among users. */
