@@ -252,6 +252,43 @@ export class ChannelsRepository {
     });
   }
 
+  /**
+   * Channels (not archived) whose group settings point at one of `groupIds` (objections to
+   * deactivating a group), settings in column order. Every `can_*_group` column counts, read
+   * from the schema, so a new channel group setting needs no change here.
+   */
+  async activeChannelsUsingSettingValues(
+    realmId: number,
+    groupIds: number[],
+  ): Promise<Array<{ channelId: number; settings: string[] }>> {
+    if (groupIds.length === 0) return [];
+    const table = await this.em.query<Array<{ present: boolean }>>(
+      `SELECT to_regclass('stream') IS NOT NULL AS present`,
+    );
+    if (!table[0]?.present) return [];
+    const columns = await this.em.query<Array<{ column_name: string }>>(
+      `SELECT column_name FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'stream' ORDER BY ordinal_position`,
+    );
+    const names = columns.map((c) => c.column_name);
+    const settings = names.filter((n) => /^can_[a-z_]+_group$/.test(n));
+    if (settings.length === 0 || !names.includes('realm_id')) return [];
+    const archived = names.includes('deactivated')
+      ? 'deactivated'
+      : names.includes('is_archived')
+        ? 'is_archived'
+        : null;
+    const select = settings.map((s) => `"${s}"`).join(', ');
+    const where = settings.map((s) => `"${s}" = ANY($2::int[])`).join(' OR ');
+    const rows = await this.em.query<Array<Record<string, number | null>>>(
+      `SELECT id, ${select} FROM stream WHERE realm_id = $1 ${archived ? `AND NOT "${archived}"` : ''} AND (${where}) ORDER BY id`,
+      [realmId, groupIds],
+    );
+    return rows.map((r) => ({
+      channelId: Number(r.id),
+      settings: settings.filter((s) => r[s] !== null && groupIds.includes(Number(r[s]))),
+    }));
+  }
   /** A channel of the realm by id, archived or not: what a notice posted to it needs. */
   async channelBrief(
     realmId: number,

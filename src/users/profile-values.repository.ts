@@ -23,6 +23,15 @@ export class ProfileValuesRepository {
     return currentManager() ?? this.dataSource.manager;
   }
 
+  /** Users' values of a list field that name options the field no longer has. */
+  async deleteValuesIn(fieldId: number, values: string[]): Promise<void> {
+    if (values.length === 0) return;
+    await this.em.query(`DELETE FROM custom_profile_field_value WHERE field_id = $1 AND value = ANY($2)`, [
+      fieldId,
+      values,
+    ]);
+  }
+
   /** Values of the realm's users (all of them, or `userIds`), ordered by field order. */
   async valuesInRealm(realmId: number, userIds?: number[]): Promise<StoredProfileValue[]> {
     const rows = await this.em.query<StoredProfileValue[]>(

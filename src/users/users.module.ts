@@ -1,3 +1,5 @@
+import { GroupUsage } from './group-usage';
+import { RealmUserLinksProvider } from './realm-user-links';
 import { UserAccessService } from './user-access.service';
 import { MutedUsersController } from './muted-users.controller';
 import { MutedUsersRepository } from './muted-users.repository';
@@ -59,6 +61,8 @@ import { OwnUserFields } from './own-user-fields';
     MutedUsersRepository,
     MutedUsersService,
     OwnUserFields,
+    RealmUserLinksProvider,
+    GroupUsage,
   ],
   controllers: [
     UsersController,
@@ -70,6 +74,7 @@ import { OwnUserFields } from './own-user-fields';
     MutedUsersController,
   ],
   exports: [
+    GroupUsage,
     AuthService,
     UserAdminService,
     PrincipalService,
