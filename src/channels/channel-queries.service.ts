@@ -266,6 +266,26 @@ export class ChannelQueriesService {
     return this.channels.subscriberIds([...new Set(recipientIds)]);
   }
 
+  /** A channel of the realm by id, archived or not (where a notice about channels is posted). */
+  channelBrief(
+    realmId: number,
+    channelId: number,
+  ): Promise<{ id: number; name: string; recipientId: number; deactivated: boolean } | null> {
+    return this.channels.channelBrief(realmId, channelId);
+  }
+
+  /** Ids of the channels the user is actively subscribed to and has muted (unread state). */
+  mutedChannelIds(userId: number): Promise<number[]> {
+    return this.channels.mutedChannelIds(userId);
+  }
+
+  /** The user's non-default topic visibility policies, topics lower-cased (unread state). */
+  topicPoliciesByLowerTopic(
+    userId: number,
+  ): Promise<Array<{ streamId: number; topic: string; visibilityPolicy: number }>> {
+    return this.topics.policiesByLowerTopic(userId);
+  }
+
   /** Is the user actively subscribed to the channel recipient? */
   async isSubscribed(userId: number, recipientId: number): Promise<boolean> {
     return (await this.channels.activeSubscription(userId, recipientId)) !== null;

@@ -1,3 +1,4 @@
+import { ChannelGroupUsageProvider } from './channel-group-usage';
 import { ChannelEmailRepository } from './channel-email.repository';
 import { ChannelEmailService } from './channel-email.service';
 import { Module } from '@nestjs/common';
@@ -27,6 +28,7 @@ import { UserTopicsService } from './user-topics.service';
 @Module({
   imports: [EventsModule, RealmModule, UsersModule],
   providers: [
+    ChannelGroupUsageProvider,
     ChannelsRepository,
     UserTopicsRepository,
     ChannelFoldersRepository,

@@ -5,6 +5,7 @@ import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
 import { DefaultStream, Recipient, RecipientType, Stream } from './channel.entity';
 import { Subscription } from './subscription.entity';
+import { usersView } from '../users/users.sql';
 
 export type { RealmUserRow } from '../users/user-directory.service';
 
@@ -266,6 +267,66 @@ export class ChannelsRepository {
     });
   }
 
+  /**
+   * Channels (not archived) whose group settings point at one of `groupIds` (objections to
+   * deactivating a group), settings in column order. Every `can_*_group` column counts, read
+   * from the schema, so a new channel group setting needs no change here.
+   */
+  async activeChannelsUsingSettingValues(
+    realmId: number,
+    groupIds: number[],
+  ): Promise<Array<{ channelId: number; settings: string[] }>> {
+    if (groupIds.length === 0) return [];
+    const table = await this.em.query<Array<{ present: boolean }>>(
+      `SELECT to_regclass('stream') IS NOT NULL AS present`,
+    );
+    if (!table[0]?.present) return [];
+    const columns = await this.em.query<Array<{ column_name: string }>>(
+      `SELECT column_name FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'stream' ORDER BY ordinal_position`,
+    );
+    const names = columns.map((c) => c.column_name);
+    const settings = names.filter((n) => /^can_[a-z_]+_group$/.test(n));
+    if (settings.length === 0 || !names.includes('realm_id')) return [];
+    const archived = names.includes('deactivated')
+      ? 'deactivated'
+      : names.includes('is_archived')
+        ? 'is_archived'
+        : null;
+    const select = settings.map((s) => `"${s}"`).join(', ');
+    const where = settings.map((s) => `"${s}" = ANY($2::int[])`).join(' OR ');
+    const rows = await this.em.query<Array<Record<string, number | null>>>(
+      `SELECT id, ${select} FROM stream WHERE realm_id = $1 ${archived ? `AND NOT "${archived}"` : ''} AND (${where}) ORDER BY id`,
+      [realmId, groupIds],
+    );
+    return rows.map((r) => ({
+      channelId: Number(r.id),
+      settings: settings.filter((s) => r[s] !== null && groupIds.includes(Number(r[s]))),
+    }));
+  }
+  /** A channel of the realm by id, archived or not: what a notice posted to it needs. */
+  async channelBrief(
+    realmId: number,
+    channelId: number,
+  ): Promise<{ id: number; name: string; recipientId: number; deactivated: boolean } | null> {
+    const rows = await this.em.query<Array<{ id: number; name: string; recipient_id: number; deactivated: boolean }>>(
+      `SELECT id, name, recipient_id, deactivated FROM stream WHERE id = $1 AND realm_id = $2`,
+      [channelId, realmId],
+    );
+    const r = rows[0];
+    return r ? { id: r.id, name: r.name, recipientId: r.recipient_id, deactivated: r.deactivated } : null;
+  }
+
+  /** Ids of the channels the user is actively subscribed to and has muted. */
+  async mutedChannelIds(userId: number): Promise<number[]> {
+    const rows = await this.em.query<Array<{ stream_id: number }>>(
+      `SELECT s.id AS stream_id FROM subscription sub JOIN stream s ON s.recipient_id = sub.recipient_id
+        WHERE sub.user_profile_id = $1 AND sub.active AND sub.is_muted`,
+      [userId],
+    );
+    return rows.map((r) => r.stream_id);
+  }
+
   /** Active subscribers who are active users, per recipient, sorted. */
   async subscriberIds(recipientIds: number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>();
@@ -273,7 +334,7 @@ export class ChannelsRepository {
     if (recipientIds.length === 0) return out;
     const rows = await this.em.query<Array<{ recipient_id: number; user_profile_id: number }>>(
       `SELECT s.recipient_id, s.user_profile_id
-         FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
+         FROM subscription s JOIN ${usersView} u ON u.id = s.user_profile_id
         WHERE s.recipient_id = ANY($1) AND s.active AND u.is_active
         ORDER BY s.recipient_id, s.user_profile_id`,
       [recipientIds],
@@ -288,7 +349,7 @@ export class ChannelsRepository {
     if (recipientIds.length === 0) return out;
     const rows = await this.em.query<Array<{ recipient_id: number; n: number }>>(
       `SELECT s.recipient_id, count(*)::int AS n
-         FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
+         FROM subscription s JOIN ${usersView} u ON u.id = s.user_profile_id
         WHERE s.recipient_id = ANY($1) AND s.active AND u.is_active
         GROUP BY s.recipient_id`,
       [recipientIds],

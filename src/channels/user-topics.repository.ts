@@ -21,6 +21,18 @@ export class UserTopicsRepository {
     return currentManager() ?? this.dataSource.manager;
   }
 
+  /** The user's non-default policies (archived channels too), topics lower-cased (unread state). */
+  async policiesByLowerTopic(
+    userId: number,
+  ): Promise<Array<{ streamId: number; topic: string; visibilityPolicy: number }>> {
+    const rows = await this.em.query<Array<{ stream_id: number; topic: string; visibility_policy: number }>>(
+      `SELECT stream_id, lower(topic_name) AS topic, visibility_policy FROM user_topic
+        WHERE user_profile_id = $1 AND visibility_policy <> 0`,
+      [userId],
+    );
+    return rows.map((r) => ({ streamId: r.stream_id, topic: r.topic, visibilityPolicy: r.visibility_policy }));
+  }
+
   /** The user's policies in channels that are not archived (register's user_topics). */
   async listForUser(userId: number): Promise<UserTopicRow[]> {
     const rows = await this.em.query<

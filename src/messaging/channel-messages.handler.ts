@@ -1,3 +1,5 @@
+import { ChannelQueriesService } from '../channels/channel-queries.service';
+import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -94,6 +96,8 @@ export class ChannelMessagesHandler implements OnModuleInit {
     private readonly flags: MessageFlagsRepository,
     private readonly realms: RealmService,
     private readonly events: EventsService,
+    private readonly channelQueries: ChannelQueriesService,
+    private readonly userGroups: UserGroupsQueryService,
   ) {}
 
   onModuleInit(): void {
@@ -131,18 +135,14 @@ export class ChannelMessagesHandler implements OnModuleInit {
     const realm = await this.realms.getRealm(event.realmId);
     const items: Array<{ target: InternalTarget; content: string }> = [];
     if (event.announce && event.announcementChannelId !== null) {
-      const rows = await this.em.query<Array<{ id: number; name: string; recipient_id: number; deactivated: boolean }>>(
-        `SELECT id, name, recipient_id, deactivated FROM stream WHERE id = $1 AND realm_id = $2`,
-        [event.announcementChannelId, event.realmId],
-      );
-      const target = rows[0];
+      const target = await this.channelQueries.channelBrief(event.realmId, event.announcementChannelId);
       if (target && !target.deactivated) {
         const links = event.channels.map((c) => `#**${c.name}**`).join(', ');
         items.push({
           target: {
             kind: 'channel',
             channelId: target.id,
-            recipientId: target.recipient_id,
+            recipientId: target.recipientId,
             name: target.name,
             topic: NEW_CHANNELS_TOPIC,
           },
@@ -252,13 +252,9 @@ export class ChannelMessagesHandler implements OnModuleInit {
   /** A group-setting value as text: a system group's label, a group mention, or the members. */
   private async groupSettingText(realmId: number, value: unknown): Promise<string> {
     if (typeof value === 'number') {
-      const rows = await this.em.query<Array<{ name: string | null; is_system_group: boolean }>>(
-        `SELECT name, is_system_group FROM user_group WHERE id = $1 AND realm_id = $2`,
-        [value, realmId],
-      );
-      const group = rows[0];
+      const group = await this.userGroups.groupLabel(realmId, value);
       if (!group || group.name === null) return 'Nobody';
-      return group.is_system_group ? (SYSTEM_GROUP_LABELS[group.name] ?? group.name) : `@_*${group.name}*`;
+      return group.isSystemGroup ? (SYSTEM_GROUP_LABELS[group.name] ?? group.name) : `@_*${group.name}*`;
     }
     const v = value as { direct_members?: number[]; direct_subgroups?: number[] } | null;
     const members = v?.direct_members ?? [];

@@ -14,6 +14,8 @@ import { toMessageRow, type MessageRowRaw, MessagesRepository } from './messages
 import type { MessageRow } from './message-format';
 import { MessageErrors } from './message.errors';
 import { PrincipalService } from '../users/principal.service';
+import { channelsView, isActiveSubscriber, subscriptionsView } from '../channels/channels.sql';
+import { usersView } from '../users/users.sql';
 
 /** A message the caller may access, with their UserMessage flags (null: no row). */
 export interface AccessedMessage {
@@ -44,11 +46,10 @@ const accessSelect = (withBodies: boolean) => `
          s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids,
          um.flags AS um_flags, s.realm_id AS s_realm_id, s.invite_only, s.is_web_public,
          s.history_public_to_subscribers, s.deactivated, s.can_subscribe_group, s.can_add_subscribers_group,
-         EXISTS (SELECT 1 FROM subscription sub
-                  WHERE sub.user_profile_id = $2 AND sub.recipient_id = m.recipient_id AND sub.active) AS subscribed
+         ${isActiveSubscriber('$2', 'm.recipient_id')} AS subscribed
     FROM message m
     LEFT JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = $2
-    LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+    LEFT JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
     LEFT JOIN direct_message_group g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id`;
 
 function toAccessed(r: AccessRowRaw): AccessedMessage {
@@ -152,11 +153,11 @@ export class MessageAccessService {
     const { message, channel } = accessed;
     const rows = await this.em.query<Array<{ id: number; kind: 'um' | 'sub'; role: number }>>(
       `SELECT um.user_profile_id AS id, 'um' AS kind, u.role FROM user_message um
-         JOIN user_profile u ON u.id = um.user_profile_id
+         JOIN ${usersView} u ON u.id = um.user_profile_id
         WHERE um.message_id = $1 AND u.is_active
        UNION ALL
-       SELECT sub.user_profile_id, 'sub', u.role FROM subscription sub
-         JOIN user_profile u ON u.id = sub.user_profile_id
+       SELECT sub.user_profile_id, 'sub', u.role FROM ${subscriptionsView} sub
+         JOIN ${usersView} u ON u.id = sub.user_profile_id
         WHERE $2::boolean AND sub.recipient_id = $3 AND sub.active AND u.is_active`,
       [message.id, channel !== null, message.recipientId],
     );

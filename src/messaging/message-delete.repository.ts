@@ -1,12 +1,18 @@
+import { MessageAttachments } from './message-attachments';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
+import { channelsView } from '../channels/channels.sql';
+import { usersView } from '../users/users.sql';
 
 /** SQL of deleting messages: every table that refers to a message, set-based. */
 @Injectable()
 export class MessageDeleteRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly attachments: MessageAttachments,
+  ) {}
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
@@ -19,7 +25,7 @@ export class MessageDeleteRepository {
   ): Promise<Array<{ id: number; stream_id: number | null; subject: string; recipient_id: number }>> {
     return this.em.query(
       `SELECT m.id, s.id AS stream_id, m.subject, m.recipient_id FROM message m
-         LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+         LEFT JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
         WHERE m.realm_id = $1 AND m.id = ANY($2::int[]) ORDER BY m.id FOR UPDATE OF m`,
       [realmId, ids],
     );
@@ -27,7 +33,7 @@ export class MessageDeleteRepository {
 
   async usersWithRows(ids: number[]): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT DISTINCT um.user_profile_id AS id FROM user_message um JOIN user_profile u ON u.id = um.user_profile_id
+      `SELECT DISTINCT um.user_profile_id AS id FROM user_message um JOIN ${usersView} u ON u.id = um.user_profile_id
         WHERE um.message_id = ANY($1::int[]) AND u.is_active`,
       [ids],
     );
@@ -43,7 +49,7 @@ export class MessageDeleteRepository {
       `WITH um AS (DELETE FROM user_message WHERE message_id = ANY($1::int[])),
             r AS (DELETE FROM reaction WHERE message_id = ANY($1::int[])),
             sm AS (DELETE FROM submessage WHERE message_id = ANY($1::int[])),
-            am AS (DELETE FROM attachment_message WHERE message_id = ANY($1::int[]) RETURNING attachment_id),
+            am AS (${this.attachments.unlinkMessagesSql('$1')}),
             d AS (DELETE FROM message WHERE id = ANY($1::int[]) RETURNING id)
        SELECT COALESCE((SELECT array_agg(id ORDER BY id) FROM d), '{}') AS ids,
               COALESCE((SELECT array_agg(DISTINCT attachment_id) FROM am), '{}') AS attachment_ids`,

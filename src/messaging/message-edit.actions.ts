@@ -1,3 +1,4 @@
+import { MessageAttachments } from './message-attachments';
 import { Injectable } from '@nestjs/common';
 import { Role } from '../common/roles';
 import { LinkifierService } from '../linkifiers/linkifier.service';
@@ -50,6 +51,7 @@ export class MessageEditActions {
     private readonly linkifiers: LinkifierService,
     private readonly permissions: MessageEditPermissions,
     private readonly notices: MessageEditNotices,
+    private readonly attachments: MessageAttachments,
   ) {}
 
   async apply(req: MessageEditRequest): Promise<{ detached_uploads: unknown[] }> {
@@ -236,7 +238,7 @@ export class MessageEditActions {
       const where = { streamId: orig.id, topic: origTopic };
       this.events.deleteMessages(req.auth.realm.id, changedIds, where, [...access.losingAccess]);
     }
-    await this.repo.resetAttachmentPublicity(
+    await this.attachments.resetPublicity(
       changedIds,
       target.inviteOnly !== orig.inviteOnly,
       target.isWebPublic !== orig.isWebPublic,
@@ -279,21 +281,21 @@ export class MessageEditActions {
   /** check_attachment_reference_change: relinks uploads; returns the sender's detached ones. */
   private async relinkAttachments(req: MessageEditRequest, pathIds: string[]) {
     const { id: messageId, senderId } = req.accessed.message;
-    const prev = await this.repo.linkedAttachments(messageId);
+    const prev = await this.attachments.linkedTo(messageId);
     const prevPaths = new Set(prev.map((a) => a.pathId));
     const next = new Set(pathIds);
     if (prev.length === next.size && prev.every((a) => next.has(a.pathId))) return [];
     const removed = prev.filter((a) => !next.has(a.pathId));
-    await this.repo.unlinkAttachments(
+    await this.attachments.unlink(
       messageId,
       removed.map((a) => a.id),
     );
     const added = pathIds.filter((p) => !prevPaths.has(p));
     if (added.length > 0) await this.messages.claimAttachments(req.auth.realm.id, senderId, messageId, added);
-    const remaining = await this.repo.linkedAttachments(messageId);
+    const remaining = await this.attachments.linkedTo(messageId);
     await this.repo.setHasAttachment(messageId, remaining.length > 0);
     const candidates = removed.filter((a) => a.ownerId === senderId).map((a) => a.id);
-    const dicts = await this.repo.attachmentDicts(candidates);
+    const dicts = await this.attachments.dicts(candidates);
     return dicts.filter((d) => d.messages.length === 0).map(attachmentDict);
   }
 }

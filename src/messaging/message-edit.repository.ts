@@ -1,3 +1,11 @@
+import type { AttachmentDictRow } from './message-attachments';
+import {
+  channelsView,
+  isActiveSubscriber,
+  refreshFirstMessageIdsSql,
+  subscriptionsView,
+} from '../channels/channels.sql';
+import { usersView } from '../users/users.sql';
 import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -52,16 +60,6 @@ interface ChannelForEditRaw {
   subscribed: boolean;
 }
 
-/** An attachment as `detached_uploads` shows it (Attachment.to_dict). */
-export interface AttachmentDictRow {
-  id: number;
-  file_name: string;
-  path_id: string;
-  size: string;
-  create_time: Date;
-  messages: Array<{ id: number; date_sent: string }>;
-}
-
 export function attachmentDict(a: AttachmentDictRow) {
   return {
     id: a.id,
@@ -99,9 +97,8 @@ export class MessageEditRepository {
               s.can_delete_own_message_group, s.can_move_messages_out_of_channel_group,
               s.can_move_messages_within_channel_group, s.can_resolve_topics_group, s.can_send_message_group,
               s.can_subscribe_group,
-              EXISTS (SELECT 1 FROM subscription sub WHERE sub.user_profile_id = $2
-                         AND sub.recipient_id = s.recipient_id AND sub.active) AS subscribed
-         FROM stream s WHERE s.realm_id = $1 AND s.id = $3`,
+              ${isActiveSubscriber('$2', 's.recipient_id')} AS subscribed
+         FROM ${channelsView} s WHERE s.realm_id = $1 AND s.id = $3`,
       [realmId, userId, channelId],
     );
     if (rows.length === 0) return null;
@@ -239,7 +236,7 @@ export class MessageEditRepository {
   /** Users with any subscription row (active or not) to a recipient. */
   async allSubscriberIds(recipientId: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT DISTINCT user_profile_id AS id FROM subscription WHERE recipient_id = $1`,
+      `SELECT DISTINCT user_profile_id AS id FROM ${subscriptionsView} sub WHERE recipient_id = $1`,
       [recipientId],
     );
     return rows.map((r) => r.id);
@@ -248,7 +245,7 @@ export class MessageEditRepository {
   /** Active subscribers (deactivated users included unless `activeUsersOnly`) with their roles. */
   async activeSubscribers(recipientId: number, activeUsersOnly: boolean): Promise<Array<{ id: number; role: number }>> {
     const rows = await this.em.query<Array<{ id: number; role: number }>>(
-      `SELECT u.id, u.role FROM subscription sub JOIN user_profile u ON u.id = sub.user_profile_id
+      `SELECT u.id, u.role FROM ${subscriptionsView} sub JOIN ${usersView} u ON u.id = sub.user_profile_id
         WHERE sub.recipient_id = $1 AND sub.active AND ($2::boolean IS FALSE OR u.is_active)`,
       [recipientId, activeUsersOnly],
     );
@@ -258,7 +255,7 @@ export class MessageEditRepository {
   async rolesOf(userIds: number[]): Promise<Map<number, number>> {
     if (userIds.length === 0) return new Map();
     const rows = await this.em.query<Array<{ id: number; role: number }>>(
-      `SELECT id, role FROM user_profile WHERE id = ANY($1::int[])`,
+      `SELECT id, role FROM ${usersView} u WHERE id = ANY($1::int[])`,
       [userIds],
     );
     return new Map(rows.map((r) => [r.id, r.role]));
@@ -292,65 +289,17 @@ export class MessageEditRepository {
   ): Promise<Array<{ id: number; name: string; first_message_id: number | null }>> {
     if (channelIds.length === 0) return [];
     return this.em.query(
-      `WITH fresh AS (
-         SELECT s.id, (SELECT min(m.id) FROM message m
-                        WHERE m.realm_id = s.realm_id AND m.recipient_id = s.recipient_id) AS first_id
-           FROM stream s WHERE s.id = ANY($1::int[])),
-       changed AS (
-         UPDATE stream s SET first_message_id = fresh.first_id
-           FROM fresh
-          WHERE s.id = fresh.id AND s.first_message_id IS DISTINCT FROM fresh.first_id
-         RETURNING s.id, s.name, s.first_message_id)
-       SELECT id, name, first_message_id FROM changed ORDER BY id`,
+      refreshFirstMessageIdsSql(
+        '$1',
+        (s) =>
+          `(SELECT min(m.id) FROM message m WHERE m.realm_id = ${s}.realm_id AND m.recipient_id = ${s}.recipient_id)`,
+      ),
       [channelIds],
     );
   }
 
-  /** Resets the attachments' public caches of moved messages (they depend on the channel). */
-  async resetAttachmentPublicity(messageIds: number[], realmPublic: boolean, webPublic: boolean): Promise<void> {
-    if (messageIds.length === 0 || (!realmPublic && !webPublic)) return;
-    await this.em.query(
-      `UPDATE attachment a SET
-         is_realm_public = CASE WHEN $2 THEN NULL ELSE a.is_realm_public END,
-         is_web_public = CASE WHEN $3 THEN NULL ELSE a.is_web_public END
-        WHERE a.id IN (SELECT attachment_id FROM attachment_message WHERE message_id = ANY($1::int[]))`,
-      [messageIds, realmPublic, webPublic],
-    );
-  }
-
-  /** Attachments currently linked to a message, with path ids. */
-  async linkedAttachments(messageId: number): Promise<Array<{ id: number; pathId: string; ownerId: number }>> {
-    const rows = await this.em.query<Array<{ id: number; path_id: string; owner_id: number }>>(
-      `SELECT a.id, a.path_id, a.owner_id FROM attachment a
-         JOIN attachment_message am ON am.attachment_id = a.id WHERE am.message_id = $1`,
-      [messageId],
-    );
-    return rows.map((r) => ({ id: r.id, pathId: r.path_id, ownerId: r.owner_id }));
-  }
-
-  async unlinkAttachments(messageId: number, attachmentIds: number[]): Promise<void> {
-    if (attachmentIds.length === 0) return;
-    await this.em.query(`DELETE FROM attachment_message WHERE message_id = $1 AND attachment_id = ANY($2::int[])`, [
-      messageId,
-      attachmentIds,
-    ]);
-  }
-
   async setHasAttachment(messageId: number, value: boolean): Promise<void> {
     await this.em.query(`UPDATE message SET has_attachment = $2 WHERE id = $1`, [messageId, value]);
-  }
-
-  /** Attachments (with their remaining messages) as detached_uploads shows them. */
-  async attachmentDicts(ids: number[]): Promise<AttachmentDictRow[]> {
-    if (ids.length === 0) return [];
-    return this.em.query<AttachmentDictRow[]>(
-      `SELECT a.id, a.file_name, a.path_id, a.size, a.create_time,
-              COALESCE((SELECT json_agg(json_build_object('id', m.id, 'date_sent', m.date_sent) ORDER BY m.id)
-                          FROM attachment_message am JOIN message m ON m.id = am.message_id
-                         WHERE am.attachment_id = a.id), '[]'::json) AS messages
-         FROM attachment a WHERE a.id = ANY($1::int[]) ORDER BY a.id`,
-      [ids],
-    );
   }
 
   /** Guests among users. */

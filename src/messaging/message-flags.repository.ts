@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
 import { Flag } from './flags';
 import { namedQuery } from './named-query';
+import { subscriptionsView, userTopicsView } from '../channels/channels.sql';
 
 /**
  * Set-based flag changes on a user's UserMessage rows: each statement changes every listed row
@@ -107,8 +108,8 @@ export class MessageFlagsRepository {
     if (messageIds.length === 0) return new Set();
     const rows = await this.em.query<Array<{ id: number }>>(
       `SELECT m.id FROM message m
-         LEFT JOIN subscription sub ON sub.recipient_id = m.recipient_id AND sub.user_profile_id = $1 AND sub.active
-         LEFT JOIN user_topic ut ON ut.user_profile_id = $1 AND ut.recipient_id = m.recipient_id
+         LEFT JOIN ${subscriptionsView} sub ON sub.recipient_id = m.recipient_id AND sub.user_profile_id = $1 AND sub.active
+         LEFT JOIN ${userTopicsView} ut ON ut.user_profile_id = $1 AND ut.recipient_id = m.recipient_id
                                 AND lower(ut.topic_name) = lower(m.subject)
         WHERE m.id = ANY($2::int[])
           AND ((coalesce(sub.is_muted, false) = false AND coalesce(ut.visibility_policy, 0) <> 1)

@@ -3,10 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
 import { OwnUserFields } from '../users/own-user-fields';
+import { ChannelQueriesService } from '../channels/channel-queries.service';
 import { Flag } from './flags';
 import type { MessageRow } from './message-format';
 import { MessagesRepository } from './messages.repository';
 import { aggregateUnread, MAX_UNREAD_MESSAGES, type UnreadMessages, type UnreadRow } from './unread';
+import { channelsView, isActiveSubscriber } from '../channels/channels.sql';
 
 /**
  * The message-related parts of POST /register's initial state (Zulip's
@@ -19,6 +21,7 @@ export class MessagingStateService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly messages: MessagesRepository,
     private readonly ownUserFields: OwnUserFields,
+    private readonly channels: ChannelQueriesService,
   ) {}
 
   /** GET /users/me's max_message_id is this user's, as /register's (not the server's newest). */
@@ -85,26 +88,16 @@ export class MessagingStateService implements OnModuleInit {
               s.id AS stream_id, g.user_ids AS dm_user_ids
          FROM user_message um
          JOIN message m ON m.id = um.message_id
-         LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+         LEFT JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
          LEFT JOIN direct_message_group g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
         WHERE um.user_profile_id = $1 AND (um.flags & ${Flag.read}) = 0
-          AND (NOT m.is_channel_message OR EXISTS (
-                SELECT 1 FROM subscription sub
-                 WHERE sub.user_profile_id = $1 AND sub.recipient_id = m.recipient_id AND sub.active))
+          AND (NOT m.is_channel_message OR ${isActiveSubscriber('$1', 'm.recipient_id')})
         ORDER BY um.message_id DESC LIMIT ${MAX_UNREAD_MESSAGES}`,
       [userId],
     );
-    const muted = await this.em.query<Array<{ stream_id: number }>>(
-      `SELECT s.id AS stream_id FROM subscription sub JOIN stream s ON s.recipient_id = sub.recipient_id
-        WHERE sub.user_profile_id = $1 AND sub.active AND sub.is_muted`,
-      [userId],
-    );
-    const topics = await this.em.query<Array<{ stream_id: number; topic: string; visibility_policy: number }>>(
-      `SELECT stream_id, lower(topic_name) AS topic, visibility_policy FROM user_topic
-        WHERE user_profile_id = $1 AND visibility_policy <> 0`,
-      [userId],
-    );
-    const policies = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic}`, t.visibility_policy]));
+    const muted = await this.channels.mutedChannelIds(userId);
+    const topics = await this.channels.topicPoliciesByLowerTopic(userId);
+    const policies = new Map(topics.map((t) => [`${t.streamId}\u0000${t.topic}`, t.visibilityPolicy]));
     const unreadRows: UnreadRow[] = rows.map((r) => ({
       messageId: r.message_id,
       flags: r.flags,
@@ -118,7 +111,7 @@ export class MessagingStateService implements OnModuleInit {
       userId,
       unreadRows,
       {
-        mutedStreamIds: new Set(muted.map((m) => m.stream_id)),
+        mutedStreamIds: new Set(muted),
         topicPolicy: (streamId, topic) => policies.get(`${streamId}\u0000${topic}`) ?? 0,
       },
       allowEmptyTopicName,

@@ -1,3 +1,4 @@
+import { MessageAttachments } from './message-attachments';
 import { ConversationPeersHandler } from './conversation-peers.handler';
 import { Module } from '@nestjs/common';
 import { AlertWordsModule } from '../alert-words/alert-words.module';
@@ -86,9 +87,11 @@ import { TopicDeleteService } from './topic-delete.service';
     MessageReportService,
     ReadReceiptsService,
     MessageHistoryService,
+    MessageAttachments,
   ],
   controllers: [MessagesController],
   exports: [
+    MessageAttachments,
     MessageAccessService,
     MessageRenderService,
     MessageSendService,

@@ -1,3 +1,5 @@
+import { subscriptionsView } from '../channels/channels.sql';
+import { usersView } from '../users/users.sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -158,8 +160,8 @@ export class TypingService {
   /** Active subscribers (not long-term idle) and those of them who want typing notifications. */
   private async typingAudience(recipientId: number): Promise<{ total: number; notify: number[] }> {
     const rows = await this.em.query<Array<{ id: number; receives_typing_notifications: boolean }>>(
-      `SELECT u.id, u.receives_typing_notifications FROM subscription sub
-         JOIN user_profile u ON u.id = sub.user_profile_id
+      `SELECT u.id, u.receives_typing_notifications FROM ${subscriptionsView} sub
+         JOIN ${usersView} u ON u.id = sub.user_profile_id
         WHERE sub.recipient_id = $1 AND sub.active AND u.is_active AND NOT u.long_term_idle`,
       [recipientId],
     );

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
+import { usersView } from '../users/users.sql';
 
 /** A ping waiting to be written: the newest time heard, and whether any ping said "active". */
 export interface PendingPing {
@@ -35,8 +36,8 @@ export interface PresenceUserRow {
 const seconds = (d: Date | null): number | null => (d === null ? null : d.getTime() / 1000);
 
 /**
- * SQL of the presence tables (user_presence, presence_sequence). Reads user_profile (a lower
- * module's table) in joins only.
+ * SQL of the presence tables (user_presence, presence_sequence). Joins users through
+ * `usersView` (users/users.sql.ts), the owner's exported fragment.
  */
 @Injectable()
 export class PresenceRepository {
@@ -80,7 +81,7 @@ export class PresenceRepository {
        written AS (
          INSERT INTO user_presence AS p (user_profile_id, realm_id, last_connected_time, last_active_time, last_update_id)
          SELECT i.user_id, $1, i.at, CASE WHEN i.active THEN i.at END, (SELECT last_update_id FROM seq)
-         FROM input i JOIN user_profile u ON u.id = i.user_id AND u.realm_id = $1
+         FROM input i JOIN ${usersView} u ON u.id = i.user_id AND u.realm_id = $1
          ON CONFLICT (user_profile_id) DO UPDATE SET
            last_connected_time = GREATEST(p.last_connected_time, EXCLUDED.last_connected_time),
            last_active_time = GREATEST(p.last_active_time, EXCLUDED.last_active_time),
@@ -159,7 +160,7 @@ export class PresenceRepository {
     }
     const rows = await this.em.query<RawUserRow[]>(
       `SELECT ${USER_ROW_COLUMNS}
-       FROM user_presence p JOIN user_profile u ON u.id = p.user_profile_id
+       FROM user_presence p JOIN ${usersView} u ON u.id = p.user_profile_id
        WHERE p.realm_id = $1 AND u.is_active AND NOT u.is_bot${where}`,
       params,
     );
@@ -170,7 +171,7 @@ export class PresenceRepository {
   async userRow(userId: number): Promise<PresenceUserRow | null> {
     const rows = await this.em.query<RawUserRow[]>(
       `SELECT ${USER_ROW_COLUMNS}
-       FROM user_presence p JOIN user_profile u ON u.id = p.user_profile_id
+       FROM user_presence p JOIN ${usersView} u ON u.id = p.user_profile_id
        WHERE p.user_profile_id = $1`,
       [userId],
     );
@@ -185,31 +186,6 @@ export class PresenceRepository {
       [userIds],
     );
     return new Map(rows.map((r) => [r.user_profile_id, seconds(r.last_active_time)]));
-  }
-
-  /** What presence events say about a user. */
-  async userInfo(
-    userId: number,
-  ): Promise<{ deliveryEmail: string; emailVisibility: number; dateJoined: number } | null> {
-    const rows = await this.em.query<
-      Array<{ delivery_email: string; email_address_visibility: number; date_joined: Date }>
-    >(`SELECT delivery_email, email_address_visibility, date_joined FROM user_profile WHERE id = $1`, [userId]);
-    if (rows.length === 0) return null;
-    const r = rows[0];
-    return {
-      deliveryEmail: r.delivery_email,
-      emailVisibility: r.email_address_visibility,
-      dateJoined: r.date_joined.getTime() / 1000,
-    };
-  }
-
-  /** The realm's active users; with `limit`, at most that many (enough to know "more than"). */
-  async activeUserIds(realmId: number, limit?: number): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id${limit ? ` LIMIT ${limit}` : ''}`,
-      [realmId],
-    );
-    return rows.map((r) => r.id);
   }
 }
 

@@ -1,5 +1,6 @@
 import { isAccessibleUserId } from '../users/user-access';
 import { UserAccessService } from '../users/user-access.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { onCommit } from '../database/transaction';
@@ -89,6 +90,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     private readonly users: UsersService,
     private readonly bus: DomainEventBus,
     private readonly userAccess: UserAccessService,
+    private readonly directory: UserDirectoryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -192,7 +194,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     const realmId = realm.id;
     const limit = PresenceSettings.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS;
     // A large realm gets no such events: reading one row past the limit is enough to know.
-    const recipients = await this.repository.activeUserIds(realmId, force ? undefined : limit + 1);
+    const recipients = await this.directory.activeUserIds(realmId, force ? undefined : limit + 1);
     if (recipients.length > limit && !force) return;
     // Zulip sends each presence event only to get_user_ids_who_can_access_user: for the whole
     // batch, one query for the peers of the users reported among the guests receiving it.
@@ -229,7 +231,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     this.pending.delete(userId);
     const times = { lastActive: enabled ? at / 1000 : null, lastConnected: at / 1000 };
     this.known.set(userId, times);
-    const info = await this.repository.userInfo(userId);
+    const info = await this.directory.presenceIdentity(userId);
     if (!info) return;
     const realm = await this.realms.getRealm(realmId);
     const ping = { userId, realmId, realmHost: this.realms.realmHost(realm), ...info };

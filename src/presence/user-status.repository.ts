@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
+import { usersView } from '../users/users.sql';
 
 /** A status row with the user's presence_enabled (whose negation is the deprecated `away`). */
 export interface StatusRow {
@@ -39,7 +40,7 @@ const toRow = (r: RawRow): StatusRow => ({
   reactionType: r.reaction_type,
 });
 
-/** SQL of user_status (reads user_profile in joins). */
+/** SQL of user_status (joins users through `usersView`, users/users.sql.ts). */
 @Injectable()
 export class UserStatusRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -73,7 +74,7 @@ export class UserStatusRepository {
   async find(userId: number): Promise<StatusRow | null> {
     const rows = await this.em.query<RawRow[]>(
       `SELECT s.user_profile_id, u.presence_enabled, s.status_text, s.emoji_name, s.emoji_code, s.reaction_type
-       FROM user_status s JOIN user_profile u ON u.id = s.user_profile_id
+       FROM user_status s JOIN ${usersView} u ON u.id = s.user_profile_id
        WHERE s.user_profile_id = $1`,
       [userId],
     );
@@ -87,7 +88,7 @@ export class UserStatusRepository {
   async realmRows(realmId: number): Promise<StatusRow[]> {
     const rows = await this.em.query<RawRow[]>(
       `SELECT s.user_profile_id, u.presence_enabled, s.status_text, s.emoji_name, s.emoji_code, s.reaction_type
-       FROM user_status s JOIN user_profile u ON u.id = s.user_profile_id
+       FROM user_status s JOIN ${usersView} u ON u.id = s.user_profile_id
        WHERE u.realm_id = $1 AND u.is_active
          AND NOT (u.presence_enabled AND s.status_text = '' AND s.emoji_name = '' AND s.emoji_code = ''
                   AND s.reaction_type = 'unicode_emoji')
@@ -95,13 +96,5 @@ export class UserStatusRepository {
       [realmId],
     );
     return rows.map(toRow);
-  }
-
-  async activeUserIds(realmId: number): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
-      [realmId],
-    );
-    return rows.map((r) => r.id);
   }
 }

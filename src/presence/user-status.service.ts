@@ -8,6 +8,7 @@ import { EventsService } from '../events/events.service';
 import type { Realm } from '../realm/realm.entity';
 import { isAccessibleUserId } from '../users/user-access';
 import { UserAccessService } from '../users/user-access.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { UserSettingsService } from '../users/user-settings.service';
 import type { UserProfile } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -23,6 +24,7 @@ export class UserStatusService {
     private readonly userSettings: UserSettingsService,
     private readonly events: EventsService,
     private readonly userAccess: UserAccessService,
+    private readonly directory: UserDirectoryService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -96,7 +98,7 @@ export class UserStatusService {
         event.reaction_type = change.reactionType;
       }
       // Only to those who may see the user (get_user_ids_who_can_access_user).
-      const recipients = await this.statuses.activeUserIds(realm.id);
+      const recipients = await this.directory.activeUserIds(realm.id);
       const about = { id: target.id, isBot: target.isBot, isActive: target.isActive };
       const allowed = await this.userAccess.whoCanAccessEach(realm, [about], recipients);
       this.events.sendOnCommit(realm.id, event, allowed.get(target.id) ?? recipients);

@@ -52,22 +52,4 @@ export class CustomProfileFieldsRepository {
   async delete(id: number): Promise<void> {
     await this.em.delete(CustomProfileField, { id });
   }
-
-  /** Users' values of a list field that name options the field no longer has. */
-  async deleteValuesIn(fieldId: number, values: string[]): Promise<void> {
-    if (values.length === 0) return;
-    await this.em.query(`DELETE FROM custom_profile_field_value WHERE field_id = $1 AND value = ANY($2)`, [
-      fieldId,
-      values,
-    ]);
-  }
-
-  /** Recipients of realm-wide events: the realm's active users. */
-  async activeUserIds(realmId: number): Promise<number[]> {
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
-      [realmId],
-    );
-    return rows.map((r) => r.id);
-  }
 }

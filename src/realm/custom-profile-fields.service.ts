@@ -1,3 +1,4 @@
+import { RealmUsers } from './realm-users';
 import { ParamErrors } from '../common/errors/param.errors';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -64,6 +65,7 @@ export class CustomProfileFieldsService {
     private readonly fields: CustomProfileFieldsRepository,
     private readonly events: EventsService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly realmUsers: RealmUsers,
   ) {}
 
   async listForApi(realmId: number): Promise<Record<string, unknown>[]> {
@@ -161,7 +163,7 @@ export class CustomProfileFieldsService {
       if (field.fieldType === FieldType.SELECT || field.fieldType === FieldType.EXTERNAL_ACCOUNT) {
         if (input.fieldData !== undefined && field.fieldType === FieldType.SELECT) {
           const removed = Object.keys(stored).filter((k) => !(k in input.fieldData!));
-          await this.fields.deleteValuesIn(field.id, removed);
+          await this.realmUsers.deleteProfileValuesIn(field.id, removed);
         }
         if (input.fieldData !== undefined || field.fieldData === '') {
           values.fieldData = JSON.stringify(input.fieldData ?? {});
@@ -208,7 +210,7 @@ export class CustomProfileFieldsService {
     this.events.sendOnCommit(
       realmId,
       { type: 'custom_profile_fields', fields },
-      await this.fields.activeUserIds(realmId),
+      await this.realmUsers.activeUserIds(realmId),
     );
   }
 }

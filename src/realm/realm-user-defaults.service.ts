@@ -1,3 +1,4 @@
+import { RealmUsers } from './realm-users';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -20,13 +21,14 @@ export class RealmUserDefaultsService {
     private readonly repository: RealmRepository,
     private readonly events: EventsService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly realmUsers: RealmUsers,
   ) {}
 
   async updateDefaults(realmId: number, changes: Partial<Record<UserSettingName, unknown>>): Promise<void> {
     checkSettingsValues(changes.notification_sound, changes.email_notifications_batching_period_seconds);
     await runInTransaction(this.dataSource, async () => {
       const current = (await this.realms.userDefaults(realmId)) as unknown as Record<string, unknown>;
-      const recipients = await this.repository.activeUserIds(realmId);
+      const recipients = await this.realmUsers.activeUserIds(realmId);
       for (const name of REALM_DEFAULT_SETTING_NAMES) {
         const value = changes[name];
         if (value === undefined || current[name] === value) continue;

@@ -1,3 +1,4 @@
+import { RealmUsers } from './realm-users';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { CustomProfileFieldsController } from './custom-profile-fields.controller';
@@ -17,8 +18,9 @@ import { ServerSettingsController } from './server-settings.controller';
     CustomProfileFieldsRepository,
     CustomProfileFieldsService,
     RealmUserDefaultsService,
+    RealmUsers,
   ],
   controllers: [ServerSettingsController, CustomProfileFieldsController, RealmUserDefaultsController],
-  exports: [RealmService, CustomProfileFieldsService],
+  exports: [RealmService, CustomProfileFieldsService, RealmUsers],
 })
 export class RealmModule {}

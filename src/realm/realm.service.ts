@@ -1,3 +1,4 @@
+import { RealmUsers } from './realm-users';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -33,6 +34,7 @@ export class RealmService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly invalidation: CacheInvalidation,
+    private readonly realmUsers: RealmUsers,
   ) {
     invalidation.on('realm', () => this.byStringId.clear());
   }
@@ -127,7 +129,7 @@ export class RealmService {
         inviteRequired: input.inviteRequired ?? true,
         enableSpectatorAccess: input.enableSpectatorAccess ?? false,
       });
-      const groups = await this.realms.createSystemGroups(realm.id);
+      const groups = await this.realmUsers.createSystemGroups(realm.id);
       const settings: Partial<Realm> = {};
       for (const name of REALM_GROUP_SETTING_NAMES) {
         settings[name] = groups.get(REALM_GROUP_SETTINGS[name].default)!;
@@ -164,7 +166,7 @@ export class RealmService {
   }
 
   systemGroupIds(realmId: number): Promise<Map<SystemGroupName, number>> {
-    return this.realms.systemGroupIds(realmId);
+    return this.realmUsers.systemGroupIds(realmId);
   }
 
   async userDefaults(realmId: number): Promise<UserSettingsValues> {

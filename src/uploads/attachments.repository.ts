@@ -1,3 +1,6 @@
+import type { AttachmentDictRow } from '../messaging/message-attachments';
+import { channelsView } from '../channels/channels.sql';
+import { messagesView } from '../messaging/messaging.sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -52,9 +55,8 @@ const ms = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000) * 1000
 /** Is the attachment linked from a message in a public channel (web-public: and web-public)? */
 const PUBLIC_LINK = (webPublic: boolean) => `EXISTS (
   SELECT 1 FROM attachment_message am
-    JOIN message m ON m.id = am.message_id
-    JOIN recipient r ON r.id = m.recipient_id AND r.type = 2
-    JOIN stream s ON s.id = r.type_id
+    JOIN ${messagesView} m ON m.id = am.message_id
+    JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
    WHERE am.attachment_id = a.id AND m.realm_id = a.realm_id AND NOT s.invite_only
      ${webPublic ? 'AND s.is_web_public' : ''})`;
 
@@ -174,7 +176,7 @@ export class AttachmentsRepository {
     const rows = await this.em.query<Array<RawRow & { messages: Array<{ id: number; date_sent: string }> }>>(
       `SELECT ${COLUMNS},
               COALESCE((SELECT json_agg(json_build_object('id', m.id, 'date_sent', m.date_sent) ORDER BY m.id)
-                          FROM attachment_message am JOIN message m ON m.id = am.message_id
+                          FROM attachment_message am JOIN ${messagesView} m ON m.id = am.message_id
                          WHERE am.attachment_id = a.id), '[]'::json) AS messages
          FROM attachment a WHERE ${where} ORDER BY a.id`,
       params,
@@ -190,6 +192,49 @@ export class AttachmentsRepository {
   }
 
   /** Serialises quota checks of one realm's uploads until the transaction ends. */
+  /** Attachments currently linked to a message, with path ids (message edits relink them). */
+  async linkedTo(messageId: number): Promise<Array<{ id: number; pathId: string; ownerId: number }>> {
+    const rows = await this.em.query<Array<{ id: number; path_id: string; owner_id: number }>>(
+      `SELECT a.id, a.path_id, a.owner_id FROM attachment a
+         JOIN attachment_message am ON am.attachment_id = a.id WHERE am.message_id = $1`,
+      [messageId],
+    );
+    return rows.map((r) => ({ id: r.id, pathId: r.path_id, ownerId: r.owner_id }));
+  }
+
+  async unlink(messageId: number, attachmentIds: number[]): Promise<void> {
+    if (attachmentIds.length === 0) return;
+    await this.em.query(`DELETE FROM attachment_message WHERE message_id = $1 AND attachment_id = ANY($2::int[])`, [
+      messageId,
+      attachmentIds,
+    ]);
+  }
+
+  /** Resets the public caches of moved messages' attachments (they depend on the channel). */
+  async resetPublicity(messageIds: number[], realmPublic: boolean, webPublic: boolean): Promise<void> {
+    if (messageIds.length === 0 || (!realmPublic && !webPublic)) return;
+    await this.em.query(
+      `UPDATE attachment a SET
+         is_realm_public = CASE WHEN $2 THEN NULL ELSE a.is_realm_public END,
+         is_web_public = CASE WHEN $3 THEN NULL ELSE a.is_web_public END
+        WHERE a.id IN (SELECT attachment_id FROM attachment_message WHERE message_id = ANY($1::int[]))`,
+      [messageIds, realmPublic, webPublic],
+    );
+  }
+
+  /** Attachments (with their remaining messages) as detached_uploads shows them (raw rows). */
+  async dictRows(ids: number[]): Promise<AttachmentDictRow[]> {
+    if (ids.length === 0) return [];
+    return this.em.query<AttachmentDictRow[]>(
+      `SELECT a.id, a.file_name, a.path_id, a.size, a.create_time,
+              COALESCE((SELECT json_agg(json_build_object('id', m.id, 'date_sent', m.date_sent) ORDER BY m.id)
+                          FROM attachment_message am JOIN ${messagesView} m ON m.id = am.message_id
+                         WHERE am.attachment_id = a.id), '[]'::json) AS messages
+         FROM attachment a WHERE a.id = ANY($1::int[]) ORDER BY a.id`,
+      [ids],
+    );
+  }
+
   async lockRealmUploads(realmId: number): Promise<void> {
     await this.em.query(`SELECT pg_advisory_xact_lock(hashtext('upload_quota'), $1)`, [realmId]);
   }

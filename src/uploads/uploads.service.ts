@@ -1,3 +1,4 @@
+import { MessageAttachments } from '../messaging/message-attachments';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -40,6 +41,7 @@ export class UploadsService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: AttachmentsRepository,
+    private readonly messageAttachments: MessageAttachments,
     private readonly store: UploadStore,
     private readonly events: EventsService,
     private readonly bus: DomainEventBus,
@@ -54,6 +56,16 @@ export class UploadsService implements OnModuleInit {
    * Sending a message trusts the realm-public cache to let users share others' files.
    */
   onModuleInit(): void {
+    // Messaging's edit, move and delete paths reach attachment links through this slot.
+    const repo = this.repo;
+    this.messageAttachments.provide({
+      linkedTo: (messageId) => repo.linkedTo(messageId),
+      unlink: (messageId, ids) => repo.unlink(messageId, ids),
+      resetPublicity: (messageIds, realmPublic, webPublic) => repo.resetPublicity(messageIds, realmPublic, webPublic),
+      dicts: (ids) => repo.dictRows(ids),
+      unlinkMessagesSql: (messageIdsParam) =>
+        `DELETE FROM attachment_message WHERE message_id = ANY(${messageIdsParam}::int[]) RETURNING attachment_id`,
+    });
     this.bus.subscribe(MessageSentEvent, async (event) => {
       // Only messages that link uploads can change a file's visibility.
       if (event.hasAttachment) await this.repo.refreshPublicityForMessage(event.message.id);

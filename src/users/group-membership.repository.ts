@@ -1,3 +1,4 @@
+import { SYSTEM_GROUP_CHAIN, SYSTEM_GROUP_DESCRIPTIONS, SystemGroupName, SystemGroups } from '../realm/system-groups';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -387,44 +388,54 @@ export class GroupMembershipRepository {
       .getMany();
   }
 
-  /**
-   * Channels (not archived) whose group settings point at one of `groupIds`. The channel table
-   * belongs to the channels module; it is read by column name, and an absent table (or a schema
-   * without group settings) means no objections.
-   * TODO: ask the channels module through its service once it exists below this one, or move
-   * this check there.
-   */
-  async activeChannelsUsingSettingValues(
-    realmId: number,
-    groupIds: number[],
-  ): Promise<Array<{ channelId: number; settings: string[] }>> {
-    if (groupIds.length === 0) return [];
-    const table = await this.em.query<Array<{ present: boolean }>>(
-      `SELECT to_regclass('stream') IS NOT NULL AS present`,
+  /** Creates the eight system groups of a realm, nested owners ⊂ administrators ⊂ … ⊂ internet. */
+  async createSystemGroups(realmId: number): Promise<Map<SystemGroupName, number>> {
+    const ids = new Map<SystemGroupName, number>();
+    const names = [SystemGroups.NOBODY, ...SYSTEM_GROUP_CHAIN];
+    for (const name of names) {
+      const result = await this.em.insert(UserGroup, {
+        realmId,
+        name,
+        description: SYSTEM_GROUP_DESCRIPTIONS[name],
+        isSystemGroup: true,
+        dateCreated: new Date(),
+      });
+      ids.set(name, (result.identifiers[0] as { id: number }).id);
+    }
+    const nobody = ids.get(SystemGroups.NOBODY)!;
+    // System groups' own permission settings all point at role:nobody.
+    await this.em.update(
+      UserGroup,
+      { realmId, isSystemGroup: true },
+      {
+        canAddMembersGroup: nobody,
+        canJoinGroup: nobody,
+        canLeaveGroup: nobody,
+        canManageGroup: nobody,
+        canMentionGroup: nobody,
+        canRemoveMembersGroup: nobody,
+      },
     );
-    if (!table[0]?.present) return [];
-    const columns = await this.em.query<Array<{ column_name: string }>>(
-      `SELECT column_name FROM information_schema.columns
-        WHERE table_schema = current_schema() AND table_name = 'stream' ORDER BY ordinal_position`,
+    const links: Partial<GroupGroupMembership>[] = [];
+    for (let i = 0; i + 1 < SYSTEM_GROUP_CHAIN.length; i++) {
+      links.push({ subgroupId: ids.get(SYSTEM_GROUP_CHAIN[i])!, supergroupId: ids.get(SYSTEM_GROUP_CHAIN[i + 1])! });
+    }
+    await this.em.insert(GroupGroupMembership, links);
+    return ids;
+  }
+
+  async systemGroupIds(realmId: number): Promise<Map<SystemGroupName, number>> {
+    const rows = await this.em.find(UserGroup, { where: { realmId, isSystemGroup: true } });
+    return new Map(rows.map((g) => [g.name as SystemGroupName, g.id]));
+  }
+
+  /** A group's name and whether it is a system group (null name: a setting's anonymous group). */
+  async groupLabel(realmId: number, groupId: number): Promise<{ name: string | null; isSystemGroup: boolean } | null> {
+    const rows = await this.em.query<Array<{ name: string | null; is_system_group: boolean }>>(
+      `SELECT name, is_system_group FROM user_group WHERE id = $1 AND realm_id = $2`,
+      [groupId, realmId],
     );
-    const names = columns.map((c) => c.column_name);
-    const settings = names.filter((n) => /^can_[a-z_]+_group$/.test(n));
-    if (settings.length === 0 || !names.includes('realm_id')) return [];
-    const archived = names.includes('deactivated')
-      ? 'deactivated'
-      : names.includes('is_archived')
-        ? 'is_archived'
-        : null;
-    const select = settings.map((s) => `"${s}"`).join(', ');
-    const where = settings.map((s) => `"${s}" = ANY($2::int[])`).join(' OR ');
-    const rows = await this.em.query<Array<Record<string, number | null>>>(
-      `SELECT id, ${select} FROM stream WHERE realm_id = $1 ${archived ? `AND NOT "${archived}"` : ''} AND (${where}) ORDER BY id`,
-      [realmId, groupIds],
-    );
-    return rows.map((r) => ({
-      channelId: Number(r.id),
-      settings: settings.filter((s) => r[s] !== null && groupIds.includes(Number(r[s]))),
-    }));
+    return rows[0] ? { name: rows[0].name, isSystemGroup: rows[0].is_system_group } : null;
   }
 
   async allActiveUserIdsInRealm(realmId: number): Promise<number[]> {

@@ -1,3 +1,4 @@
+import { customProfileFieldsView } from '../realm/realm.sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -22,12 +23,21 @@ export class ProfileValuesRepository {
     return currentManager() ?? this.dataSource.manager;
   }
 
+  /** Users' values of a list field that name options the field no longer has. */
+  async deleteValuesIn(fieldId: number, values: string[]): Promise<void> {
+    if (values.length === 0) return;
+    await this.em.query(`DELETE FROM custom_profile_field_value WHERE field_id = $1 AND value = ANY($2)`, [
+      fieldId,
+      values,
+    ]);
+  }
+
   /** Values of the realm's users (all of them, or `userIds`), ordered by field order. */
   async valuesInRealm(realmId: number, userIds?: number[]): Promise<StoredProfileValue[]> {
     const rows = await this.em.query<StoredProfileValue[]>(
       `SELECT v.user_profile_id AS "userId", v.field_id AS "fieldId", f.field_type AS "fieldType",
               v.value, v.rendered_value AS "renderedValue"
-         FROM custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id
+         FROM custom_profile_field_value v JOIN ${customProfileFieldsView} f ON f.id = v.field_id
         WHERE f.realm_id = $1 AND ($2::int[] IS NULL OR v.user_profile_id = ANY($2::int[]))
         ORDER BY v.user_profile_id, f."order", f.id`,
       [realmId, userIds ? dbIds(userIds) : null],

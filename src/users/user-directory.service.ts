@@ -107,13 +107,32 @@ export class UserDirectoryService {
     }));
   }
 
-  /** Ids of the realm's active users, sorted (recipients of realm-wide events). */
-  async activeUserIds(realmId: number): Promise<number[]> {
+  /**
+   * Ids of the realm's active users, sorted (recipients of realm-wide events); with `limit`, at
+   * most that many (enough to know "more than").
+   */
+  async activeUserIds(realmId: number, limit?: number): Promise<number[]> {
     const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id`,
+      `SELECT id FROM user_profile WHERE realm_id = $1 AND is_active ORDER BY id${limit ? ` LIMIT ${Math.trunc(limit)}` : ''}`,
       [realmId],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** What presence events say about a user: delivery email, its visibility, and join date (seconds). */
+  async presenceIdentity(
+    userId: number,
+  ): Promise<{ deliveryEmail: string; emailVisibility: number; dateJoined: number } | null> {
+    const rows = await this.em.query<
+      Array<{ delivery_email: string; email_address_visibility: number; date_joined: Date }>
+    >(`SELECT delivery_email, email_address_visibility, date_joined FROM user_profile WHERE id = $1`, [userId]);
+    if (rows.length === 0) return null;
+    const r = rows[0];
+    return {
+      deliveryEmail: r.delivery_email,
+      emailVisibility: r.email_address_visibility,
+      dateJoined: r.date_joined.getTime() / 1000,
+    };
   }
 
   /** Push notification settings of the active users among `userIds` (mobile push decisions). */

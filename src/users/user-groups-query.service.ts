@@ -58,6 +58,11 @@ export class UserGroupsQueryService {
     }));
   }
 
+  /** A group's name and whether it is a system group (notices that describe a group setting). */
+  groupLabel(realmId: number, groupId: number): Promise<{ name: string | null; isSystemGroup: boolean } | null> {
+    return this.membership.groupLabel(realmId, groupId);
+  }
+
   /** Named, non-system groups of the realm by name, case-insensitive (mentions in messages). */
   mentionableGroups(realmId: number, names: string[]): Promise<MentionGroupRow[]> {
     return this.membership.mentionableGroups(realmId, names);

@@ -1,3 +1,4 @@
+import { GroupUsage } from './group-usage';
 import { ParamErrors } from '../common/errors/param.errors';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -84,6 +85,7 @@ export class UserGroupsService {
     private readonly groupSettings: GroupSettingsService,
     private readonly query: UserGroupsQueryService,
     private readonly events: EventsService,
+    private readonly groupUsage: GroupUsage,
   ) {}
 
   /**
@@ -470,7 +472,7 @@ export class UserGroupsService {
       objections.push({ type: 'subgroup', supergroup_ids: supergroups.activeNamed });
     }
     const using = [groupId, ...supergroups.anonymous];
-    for (const channel of await this.membership.activeChannelsUsingSettingValues(realm.id, using)) {
+    for (const channel of await this.groupUsage.activeChannelsUsing(realm.id, using)) {
       objections.push({ type: 'channel', channel_id: channel.channelId, settings: channel.settings });
     }
     for (const g of await this.membership.activeNamedGroupsUsingSettingValues(realm.id, using)) {

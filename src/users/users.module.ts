@@ -1,3 +1,5 @@
+import { GroupUsage } from './group-usage';
+import { RealmUserLinksProvider } from './realm-user-links';
 import { UserAccessService } from './user-access.service';
 import { UserAccessEventsService } from './user-access-events.service';
 import { MutedUsersController } from './muted-users.controller';
@@ -61,6 +63,8 @@ import { OwnUserFields } from './own-user-fields';
     MutedUsersRepository,
     MutedUsersService,
     OwnUserFields,
+    RealmUserLinksProvider,
+    GroupUsage,
   ],
   controllers: [
     UsersController,
@@ -72,6 +76,7 @@ import { OwnUserFields } from './own-user-fields';
     MutedUsersController,
   ],
   exports: [
+    GroupUsage,
     AuthService,
     UserAdminService,
     PrincipalService,
