@@ -8,22 +8,36 @@ import { ignoredParams, ZulipRequest } from './request-params';
 /** Marks a handler whose return value is sent as-is (not wrapped in Zulip's envelope). */
 export const RAW_RESPONSE = Symbol('zulip:raw-response');
 
-/** A handler's result on its way to the response, to be wrapped in the envelope. */
-class EnvelopeBody {
-  constructor(readonly data: unknown) {}
+/**
+ * The prototype of a handler's result on its way to the response, tagged to be wrapped in the
+ * envelope. It has no `constructor`: Nest's plain-object test, which each response goes through,
+ * compares a class's printed source with Object's, and stops at once without one.
+ */
+const TAGGED: object = Object.create(null) as object;
 
-  render(req: ZulipRequest): Record<string, unknown> {
-    const body: Record<string, unknown> = { result: 'success', msg: '' };
-    const data = this.data;
-    if (data && typeof data === 'object') Object.assign(body, data);
-    const ignored = ignoredParams(req);
-    if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-    return body;
-  }
+interface Tagged {
+  data: unknown;
+}
+
+function isTagged(value: unknown): value is Tagged {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === TAGGED;
 }
 
 /** A handler that calls another one (settings.controller) gets its result tagged already. */
-const wrap = (data: unknown) => (data instanceof EnvelopeBody ? data : new EnvelopeBody(data));
+function wrap(data: unknown): Tagged {
+  if (isTagged(data)) return data;
+  const tagged = Object.create(TAGGED) as Tagged;
+  tagged.data = data;
+  return tagged;
+}
+
+function render({ data }: Tagged, req: ZulipRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { result: 'success', msg: '' };
+  if (data && typeof data === 'object') Object.assign(body, data);
+  const ignored = ignoredParams(req);
+  if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+  return body;
+}
 
 /** Set on the replacement handlers: an app created again in the same process wraps nothing twice. */
 const ENVELOPED = Symbol('zulip:enveloped');
@@ -74,6 +88,39 @@ export function installEnvelope(app: INestApplication): void {
     reply(response: Response, body: unknown, statusCode?: number): unknown;
   };
   const reply = adapter.reply.bind(adapter);
-  adapter.reply = (response: Response, body: unknown, statusCode?: number) =>
-    reply(response, body instanceof EnvelopeBody ? body.render(response.req as ZulipRequest) : body, statusCode);
+  adapter.reply = (response: Response, body: unknown, statusCode?: number) => {
+    if (!isTagged(body)) return reply(response, body, statusCode);
+    const envelope = render(body, response.req as ZulipRequest);
+    if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
+    return sendsAsExpressWould(response) ? sendJson(response, envelope) : reply(response, envelope);
+  };
+}
+
+/**
+ * Whether Express's `res.json` would send the body as it is, with nothing but its Content-Type and
+ * Content-Length (no JSON settings, no ETag: bootstrap.ts): no type or transfer encoding chosen
+ * already, not a HEAD request, no conditional request (its freshness check), not a status without
+ * a body. Otherwise `res.json` itself answers.
+ */
+function sendsAsExpressWould(response: Response): boolean {
+  const req = response.req;
+  const status = response.statusCode;
+  return (
+    req.method !== 'HEAD' &&
+    req.headers['if-none-match'] === undefined &&
+    req.headers['if-modified-since'] === undefined &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304 &&
+    !response.hasHeader('Content-Type') &&
+    !response.hasHeader('Transfer-Encoding')
+  );
+}
+
+/** What `res.json` sends in that case, without its per-response look-ups (issue 15). */
+function sendJson(response: Response, body: Record<string, unknown>): void {
+  const json = JSON.stringify(body);
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', String(Buffer.byteLength(json, 'utf8')));
+  response.end(json, 'utf8');
 }
