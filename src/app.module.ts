@@ -1,5 +1,5 @@
 import { DynamicModule, Module, OnModuleDestroy } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiAuthGuard } from './common/auth/api-auth.guard';
@@ -10,7 +10,6 @@ import { RATE_LIMITER, RateLimitGuard } from './common/rate-limit/rate-limit.gua
 import { InMemoryRateLimitStore, RateLimiter } from './common/rate-limit/rate-limiter';
 import { RedisRateLimitStore } from './common/rate-limit/redis-rate-limit-store';
 import { ConfigModule } from './common/config/config.module';
-import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { CacheInvalidationModule } from './database/cache-invalidation';
 import { dataSourceOptions } from './database/data-source-options';
@@ -101,7 +100,6 @@ export class AppModule implements OnModuleDestroy {
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: RolesGuard },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: ZulipExceptionFilter },
       ],
     };

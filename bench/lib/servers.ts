@@ -52,7 +52,11 @@ export interface ProductOptions {
   logDir: string;
   secretKey: string;
   redisUrl?: string;
-  /** Directory for a V8 CPU profile written at exit (--cpu-prof). */
+  /**
+   * Directory for a V8 CPU profile written at exit (--cpu-prof). Without it, the environment's
+   * BENCH_CPU_PROF_DIR turns profiling on for every product server of the run
+   * (e.g. `BENCH_CPU_PROF_DIR=/tmp/prof npm run bench -- --quick events`).
+   */
   cpuProfDir?: string;
   extraEnv?: NodeJS.ProcessEnv;
 }
@@ -62,12 +66,13 @@ let serial = 0;
 export async function startProduct(opts: ProductOptions): Promise<RunningServer> {
   const port = await freePort();
   const logFile = join(opts.logDir, `product-${++serial}.log`);
+  const cpuProfDir = opts.cpuProfDir ?? (process.env.BENCH_CPU_PROF_DIR || undefined);
   const out = openSync(logFile, 'a');
   const args = [
     '--expose-gc',
     '-r',
     join(distRoot, 'bench', 'lib', 'server-probe.js'),
-    ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []),
+    ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []),
     join(distRoot, 'src', 'main.js'),
   ];
   const env: NodeJS.ProcessEnv = {

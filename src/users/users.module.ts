@@ -16,6 +16,7 @@ import { RealmModule } from '../realm/realm.module';
 import { AuthService } from './auth.service';
 import { LoginThrottle } from './login-throttle';
 import { BasicStrategy } from './basic.strategy';
+import { BASIC_VERIFIER } from '../common/auth/api-auth.guard';
 import { DevAuthController } from './dev-auth.controller';
 import { GroupMembershipRepository } from './group-membership.repository';
 import { GroupSettingsService } from './group-settings.service';
@@ -48,6 +49,8 @@ import { OwnUserFields } from './own-user-fields';
     AuthService,
     LoginThrottle,
     BasicStrategy,
+    // The API guard verifies Basic credentials through the strategy (common/auth/api-auth.guard.ts).
+    { provide: BASIC_VERIFIER, useExisting: BasicStrategy },
     PrincipalService,
     UserDirectoryService,
     UserAccessService,
@@ -77,6 +80,7 @@ import { OwnUserFields } from './own-user-fields';
   ],
   exports: [
     GroupUsage,
+    BASIC_VERIFIER,
     AuthService,
     UserAdminService,
     PrincipalService,

@@ -1,28 +1,126 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { map, Observable } from 'rxjs';
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import type { Response } from 'express';
 import { ignoredParams, ZulipRequest } from './request-params';
 
 /** Marks a handler whose return value is sent as-is (not wrapped in Zulip's envelope). */
 export const RAW_RESPONSE = Symbol('zulip:raw-response');
 
 /**
+ * The prototype of a handler's result on its way to the response, tagged to be wrapped in the
+ * envelope. It has no `constructor`: Nest's plain-object test, which each response goes through,
+ * compares a class's printed source with Object's, and stops at once without one.
+ */
+const TAGGED: object = Object.create(null) as object;
+
+interface Tagged {
+  data: unknown;
+}
+
+function isTagged(value: unknown): value is Tagged {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === TAGGED;
+}
+
+/** A handler that calls another one (settings.controller) gets its result tagged already. */
+function wrap(data: unknown): Tagged {
+  if (isTagged(data)) return data;
+  const tagged = Object.create(TAGGED) as Tagged;
+  tagged.data = data;
+  return tagged;
+}
+
+function render({ data }: Tagged, req: ZulipRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { result: 'success', msg: '' };
+  if (data && typeof data === 'object') Object.assign(body, data);
+  const ignored = ignoredParams(req);
+  if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+  return body;
+}
+
+/** Set on the replacement handlers: an app created again in the same process wraps nothing twice. */
+const ENVELOPED = Symbol('zulip:enveloped');
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
  * Wraps every handler result in Zulip's success envelope:
  * `{result: "success", msg: "", ...data, ignored_parameters_unsupported?}`.
+ *
+ * Done without a Nest interceptor, which costs an rxjs pipeline (defer, mergeAll, lastValueFrom,
+ * AsyncResource.bind) on every request: before routes are registered, each route handler but the
+ * RAW_RESPONSE ones is replaced on its controller's prototype by one that tags its result (all of
+ * the handler's metadata copied over), and the HTTP adapter's `reply` renders a tagged result
+ * against the request (the parameters it did not read). Handlers that answer through `@Res()`
+ * themselves are unaffected, as they were by the interceptor. Call before `app.init()`.
  */
-@Injectable()
-export class EnvelopeInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const raw = Reflect.getMetadata(RAW_RESPONSE, context.getHandler()) as boolean | undefined;
-    if (raw || context.getType() !== 'http') return next.handle();
-    const req = context.switchToHttp().getRequest<ZulipRequest>();
-    return next.handle().pipe(
-      map((data: unknown) => {
-        const body: Record<string, unknown> = { result: 'success', msg: '' };
-        if (data && typeof data === 'object') Object.assign(body, data);
-        const ignored = ignoredParams(req);
-        if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-        return body;
-      }),
-    );
+export function installEnvelope(app: INestApplication): void {
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const proto = (wrapper.metatype as { prototype?: object } | null)?.prototype as
+        Record<string, unknown> | undefined;
+      if (!proto) continue;
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        if (name === 'constructor') continue;
+        const handler = proto[name];
+        if (typeof handler !== 'function') continue;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined || Reflect.getMetadata(RAW_RESPONSE, handler)) continue;
+        if ((handler as { [ENVELOPED]?: true })[ENVELOPED]) continue;
+        const original = handler as (...args: unknown[]) => unknown;
+        const enveloped = function (this: unknown, ...args: unknown[]): unknown {
+          const result = original.apply(this, args);
+          return isThenable(result) ? Promise.resolve(result).then(wrap) : wrap(result);
+        };
+        Object.defineProperty(enveloped, 'name', { value: original.name });
+        Object.defineProperty(enveloped, ENVELOPED, { value: true });
+        for (const key of Reflect.getMetadataKeys(original) as unknown[]) {
+          Reflect.defineMetadata(key, Reflect.getMetadata(key, original), enveloped);
+        }
+        proto[name] = enveloped;
+      }
+    }
   }
+  const adapter = app.getHttpAdapter() as unknown as {
+    reply(response: Response, body: unknown, statusCode?: number): unknown;
+  };
+  const reply = adapter.reply.bind(adapter);
+  adapter.reply = (response: Response, body: unknown, statusCode?: number) => {
+    if (!isTagged(body)) return reply(response, body, statusCode);
+    const envelope = render(body, response.req as ZulipRequest);
+    if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
+    return sendsAsExpressWould(response) ? sendJson(response, envelope) : reply(response, envelope);
+  };
+}
+
+/**
+ * Whether Express's `res.json` would send the body as it is, with nothing but its Content-Type and
+ * Content-Length (no JSON settings, no ETag: bootstrap.ts): no type or transfer encoding chosen
+ * already, not a HEAD request, no conditional request (its freshness check), not a status without
+ * a body. Otherwise `res.json` itself answers.
+ */
+function sendsAsExpressWould(response: Response): boolean {
+  const req = response.req;
+  const status = response.statusCode;
+  return (
+    req.method !== 'HEAD' &&
+    req.headers['if-none-match'] === undefined &&
+    req.headers['if-modified-since'] === undefined &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304 &&
+    !response.hasHeader('Content-Type') &&
+    !response.hasHeader('Transfer-Encoding')
+  );
+}
+
+/** What `res.json` sends in that case, without its per-response look-ups (issue 15). */
+function sendJson(response: Response, body: Record<string, unknown>): void {
+  const json = JSON.stringify(body);
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', String(Buffer.byteLength(json, 'utf8')));
+  response.end(json, 'utf8');
 }
