@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './src/database/data-source-options';
+import { dataSourceOptions } from './src/data-source-options';
 
 /**
  * The DataSource the TypeORM CLI uses (`npm run migration:generate|run|revert`), built from

@@ -17,20 +17,26 @@ const files = [];
 /** Top-level context of a file: realm, users, channels, … (common and database are shared glue). */
 const contextOf = (file) => path.relative(root, file).split(path.sep)[0];
 const importRe = /^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm;
-// Composition roots list every module's pieces (like app.module.ts) and sit on top of the DAG.
-const compositionRoots = new Set(
-  ['database/entities.ts', 'database/data-source-options.ts', 'database/migrate.ts'].map((f) => path.join(root, f)),
-);
+// Files at the top of src/ (main.ts, app.module.ts, cli.ts, entities.ts, migrate.ts, …) are the
+// composition roots: they list every module's pieces and sit above the DAG. No module may import
+// one of them (that would be an import upward, past every module).
+const upward = [];
 const edges = new Map();
 for (const file of files) {
   const from = contextOf(file);
-  if (from.endsWith('.ts') || compositionRoots.has(file)) continue; // main.ts, app.module.ts, cli.ts, … sit on top
+  if (from.endsWith('.ts')) continue; // a composition root imports anything below it
   const src = fs.readFileSync(file, 'utf8');
   for (const m of src.matchAll(importRe)) {
     if (/^import\s+type\s/.test(m[0].trim())) continue; // type-only imports vanish at run time
     const target = path.resolve(path.dirname(file), m[1]);
-    const to = contextOf(target + '.ts');
-    if (to === from || to.endsWith('.ts')) continue;
+    // `../markdown` is a module's index (markdown/index.ts), not a top-level markdown.ts.
+    const resolved = fs.existsSync(target + '.ts') ? target + '.ts' : path.join(target, 'index.ts');
+    const to = contextOf(resolved);
+    if (to.endsWith('.ts')) {
+      upward.push(`${path.relative(root, file)} imports the composition root ${to}`);
+      continue;
+    }
+    if (to === from) continue;
     if (!edges.has(from)) edges.set(from, new Set());
     edges.get(from).add(to);
   }
@@ -54,6 +60,10 @@ function visit(node) {
   return false;
 }
 for (const node of edges.keys()) if (!state.has(node) && visit(node)) break;
+if (upward.length > 0) {
+  console.error(`Imports from a module up to a composition root:\n  ${upward.join('\n  ')}`);
+  process.exit(1);
+}
 if (cycle) {
   console.error(`Module dependency cycle: ${cycle.join(' -> ')}`);
   process.exit(1);

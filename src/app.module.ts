@@ -12,7 +12,7 @@ import { RedisRateLimitStore } from './common/rate-limit/redis-rate-limit-store'
 import { ConfigModule } from './common/config/config.module';
 import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { CacheInvalidationModule } from './database/cache-invalidation';
-import { dataSourceOptions } from './database/data-source-options';
+import { dataSourceOptions } from './data-source-options';
 import { EmailModule } from './email/email.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig } from './common/config/config';
 import { resolveDatabase } from './database/database-url';
-import { runMigrations } from './database/migrate';
+import { runMigrations } from './migrate';
 import { EmailService } from './email/email.service';
 import type { Realm } from './realm/realm.entity';
 import { RealmService } from './realm/realm.service';

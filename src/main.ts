@@ -4,7 +4,7 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
 import { AppConfig, ConfigError, loadConfig, startupWarnings } from './common/config/config';
 import { EmbeddedDatabaseError, resolveDatabase, ResolvedDatabase } from './database/database-url';
-import { runMigrations } from './database/migrate';
+import { runMigrations } from './migrate';
 import { drainAndClose } from './lifecycle/shutdown';
 import { checkDatabase, explainDatabaseError, explainListenError, maskUrl, StartupError } from './lifecycle/startup';
 import { AppLogger, createRootLogger } from './logging/logger';

@@ -18,7 +18,7 @@ export function newBoss(
 
 /**
  * Installs pg-boss's schema, or upgrades it to this pg-boss version (pg-boss's own versioned
- * migrations, under an advisory lock). Runs with our TypeORM migrations (database/migrate.ts).
+ * migrations, under an advisory lock). Runs with our TypeORM migrations (src/migrate.ts).
  */
 export async function installJobSchema(dataSource: DataSource): Promise<void> {
   const boss = newBoss(poolDb(poolOf(dataSource)), { migrate: true, supervise: false });

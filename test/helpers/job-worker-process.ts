@@ -11,7 +11,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/common/config/config';
 import { ConfigModule } from '../../src/common/config/config.module';
-import { dataSourceOptions } from '../../src/database/data-source-options';
+import { dataSourceOptions } from '../../src/data-source-options';
 import { JobsModule } from '../../src/jobs/jobs.module';
 import { JobsService } from '../../src/jobs/jobs.service';
 import { MetricsModule } from '../../src/metrics/metrics.module';

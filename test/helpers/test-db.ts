@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/common/config/config';
-import { runMigrations } from '../../src/database/migrate';
+import { runMigrations } from '../../src/migrate';
 import { seedDemoRealm } from '../../src/seed/demo-realm';
 import { urlForDatabase, withAdmin } from './pg-admin';
 

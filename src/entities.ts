@@ -1,18 +1,18 @@
-import { Realm, RealmUserDefault } from '../realm/realm.entity';
-import { GroupGroupMembership, UserGroup, UserGroupMembership } from '../realm/user-group.entity';
-import { CustomProfileField, CustomProfileFieldValue } from '../realm/custom-profile-field.entity';
-import { NavigationView } from '../users/navigation-view.entity';
-import { EmailChangeStatus } from '../users/email-change.entity';
-import { BotStorageData } from '../bot-storage/bot-storage.entity';
-import { MutedUser } from '../users/muted-user.entity';
-import { ChannelEmailAddress } from '../channels/channel-email-address.entity';
-import { UserProfile } from '../users/user.entity';
-import { PushDeviceToken } from '../push/push-device.entity';
-import { PresenceSequence, UserPresence, UserStatus } from '../presence/presence.entity';
-import { Recipient, Stream, DefaultStream } from '../channels/channel.entity';
-import { Subscription } from '../channels/subscription.entity';
-import { UserTopic } from '../channels/user-topic.entity';
-import { ChannelFolder } from '../channels/channel-folder.entity';
+import { Realm, RealmUserDefault } from './realm/realm.entity';
+import { GroupGroupMembership, UserGroup, UserGroupMembership } from './realm/user-group.entity';
+import { CustomProfileField, CustomProfileFieldValue } from './realm/custom-profile-field.entity';
+import { NavigationView } from './users/navigation-view.entity';
+import { EmailChangeStatus } from './users/email-change.entity';
+import { BotStorageData } from './bot-storage/bot-storage.entity';
+import { MutedUser } from './users/muted-user.entity';
+import { ChannelEmailAddress } from './channels/channel-email-address.entity';
+import { UserProfile } from './users/user.entity';
+import { PushDeviceToken } from './push/push-device.entity';
+import { PresenceSequence, UserPresence, UserStatus } from './presence/presence.entity';
+import { Recipient, Stream, DefaultStream } from './channels/channel.entity';
+import { Subscription } from './channels/subscription.entity';
+import { UserTopic } from './channels/user-topic.entity';
+import { ChannelFolder } from './channels/channel-folder.entity';
 import {
   Attachment,
   AttachmentMessage,
@@ -21,18 +21,18 @@ import {
   Reaction,
   SubMessage,
   UserMessage,
-} from '../messaging/message.entity';
-import { CHANNEL_GROUP_SETTING_NAMES } from '../channels/channel-settings';
-import { RealmEmoji } from '../realm-emoji/realm-emoji.entity';
-import { AlertWord } from '../alert-words/alert-word.entity';
-import { Draft, SavedSnippet } from '../drafts/draft.entity';
-import { RealmFilter } from '../linkifiers/linkifier.entity';
-import { RealmPlayground } from '../playgrounds/playground.entity';
-import { ScheduledMessage } from '../scheduled-messages/scheduled-message.entity';
-import { Invitation } from '../invites/invitation.entity';
-import { MissedMessageEmail } from '../missed-message-emails/missed-message-email.entity';
-import { foreignKey } from './foreign-key';
-import { REALM_GROUP_SETTING_NAMES } from '../realm/system-groups';
+} from './messaging/message.entity';
+import { CHANNEL_GROUP_SETTING_NAMES } from './channels/channel-settings';
+import { RealmEmoji } from './realm-emoji/realm-emoji.entity';
+import { AlertWord } from './alert-words/alert-word.entity';
+import { Draft, SavedSnippet } from './drafts/draft.entity';
+import { RealmFilter } from './linkifiers/linkifier.entity';
+import { RealmPlayground } from './playgrounds/playground.entity';
+import { ScheduledMessage } from './scheduled-messages/scheduled-message.entity';
+import { Invitation } from './invites/invitation.entity';
+import { MissedMessageEmail } from './missed-message-emails/missed-message-email.entity';
+import { foreignKey } from './database/foreign-key';
+import { REALM_GROUP_SETTING_NAMES } from './realm/system-groups';
 
 /** Every entity, listed explicitly (no glob discovery). */
 export const ENTITIES = [

@@ -1,6 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
-import { MIGRATIONS } from './migrations';
+import { MIGRATIONS } from './database/migrations';
 
 /** The one set of TypeORM options: used by the app, the tests and the TypeORM CLI (ormconfig.ts). */
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { installJobSchema } from '../jobs/job-schema';
+import { installJobSchema } from './jobs/job-schema';
 import { dataSourceOptions } from './data-source-options';
 
 /**
