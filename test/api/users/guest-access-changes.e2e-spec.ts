@@ -10,6 +10,8 @@
  * Hamlet is inaccessible to him while the realm restricts the setting to role:members.
  */
 import type { Response } from 'supertest';
+import { RealmService } from '../../../src/realm/realm.service';
+import { UserAdminService } from '../../../src/users/user-admin.service';
 import { countQueries } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
@@ -110,6 +112,29 @@ describe('guest access when roles or the realm setting change', () => {
       events.map((e) => (e.person as { user_id: number }).user_id);
     expect(personIds(await takeEvents(t, guest))).toEqual([id[PROSPERO], id[PROSPERO]]);
     expect(personIds(await takeEvents(t, member))).toEqual([id[OTHELLO], id[PROSPERO], id[PROSPERO]]);
+  });
+
+  it('the change-role command sends the same events as PATCH /users/{user_id}', async () => {
+    await restrict(true);
+    const own = await openQueue(t, POLONIUS, ['realm_user', 'user_group']);
+    const realm = (await t.app.get(RealmService).findByStringId('zulip'))!;
+    const viaCommand = async (role: number) =>
+      t.app.get(UserAdminService).changeRoleByOperator(realm.id, id[POLONIUS], role);
+    await viaCommand(MEMBER);
+    const fromCommand = await takeEvents(t, own);
+    await setRole(POLONIUS, GUEST);
+    await takeEvents(t, own);
+    await setRole(POLONIUS, MEMBER);
+    expect(await takeEvents(t, own)).toEqual(fromCommand);
+    expect(fromCommand[0]).toEqual({
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: id[POLONIUS], role: MEMBER },
+    });
+    expect(fromCommand.filter((e) => e.type === 'user_group')).toHaveLength(3);
+    expect(await listed(POLONIUS)).toContain(id[HAMLET]);
+    await viaCommand(MEMBER); // unchanged: nothing sent
+    expect(await takeEvents(t, own)).toEqual([]);
   });
 
   it('changing the realm setting applies at once and sends only the realm update', async () => {
