@@ -13,6 +13,7 @@ import { ROLE_CODES } from './realm/system-groups';
 import { seedDemoRealm } from './seed/demo-realm';
 import type { UserProfile } from './users/user.entity';
 import { UsersService } from './users/users.service';
+import { UserAdminService } from './users/user-admin.service';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -107,7 +108,7 @@ const COMMANDS: Record<string, (c: CommandContext) => Promise<void>> = {
   'change-role': async (c) => {
     const realm = await c.realmNamed(c.need('realm'));
     const user = await c.userNamed(realm.id, c.need('email'));
-    await c.users.changeRole(realm.id, user.id, c.role());
+    await c.app.get(UserAdminService).changeRoleByOperator(realm.id, user.id, c.role());
     console.log(`Role of ${user.deliveryEmail} is now ${c.values.role}`);
   },
   'regenerate-api-key': async (c) => {

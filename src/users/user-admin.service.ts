@@ -12,7 +12,7 @@ import { UserAccessEventsService } from './user-access-events.service';
 import { EventsService } from '../events/events.service';
 import { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
-import { Role, roleGroupsFor } from '../realm/system-groups';
+import { Role, ROLE_CODES, roleGroupsFor } from '../realm/system-groups';
 import { AuthService } from './auth.service';
 import { GroupMembershipRepository } from './group-membership.repository';
 import { GroupSettingsService } from './group-settings.service';
@@ -138,6 +138,19 @@ export class UserAdminService {
       if (input.newEmail !== undefined && input.newEmail !== target.deliveryEmail) {
         await this.changeEmail(auth.realm, target, input.newEmail);
       }
+    });
+  }
+
+  /**
+   * The change-role command (Zulip's change_user_role management command: do_change_user_role with
+   * no acting user): the role, the role groups and the same events as PATCH /users/{user_id}.
+   */
+  async changeRoleByOperator(realmId: number, userId: number, role: number): Promise<void> {
+    if (!ROLE_CODES.includes(role)) throw UserErrors.invalidRole();
+    await runInTransaction(this.dataSource, async () => {
+      const target = await this.repository.lockUser(realmId, userId);
+      if (!target) throw UserErrors.noSuchUser();
+      if (target.role !== role) await this.changeRole(realmId, target, role);
     });
   }
 

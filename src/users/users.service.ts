@@ -127,15 +127,6 @@ export class UsersService {
     await this.users.setRoleGroups(realmId, userId, groupIds);
   }
 
-  async changeRole(realmId: number, userId: number, role: number): Promise<void> {
-    if (!ROLE_CODES.includes(role)) throw UserErrors.invalidRole();
-    await runInTransaction(this.dataSource, async () => {
-      await this.users.update(userId, { role });
-      await this.syncRoleGroups(realmId, userId, role);
-      await this.auth.userChanged(userId);
-    });
-  }
-
   async regenerateApiKey(userId: number): Promise<string> {
     const apiKey = generateApiKey();
     await runInTransaction(this.dataSource, async () => {
