@@ -109,6 +109,11 @@ const FILL_FIRST_MESSAGE_IDS_ON_BULK_SEND = fillFirstMessageIdSql(
   (c) => `${c}.recipient_id = f.recipient_id`,
 );
 
+/** Direct-message groups' recipient rows (type 3), for the statements that create the groups. */
+const INSERT_DM_GROUP_RECIPIENT = insertRecipientsSql('SELECT 3, id FROM gid');
+const INSERT_DM_GROUP_RECIPIENTS = insertRecipientsSql('SELECT 3, gid FROM missing');
+const DELETE_DM_GROUP_RECIPIENT = deleteRecipientSql(3);
+
 const CHANNEL_FOR_SEND_SELECT = `
   SELECT s.id, s.realm_id, s.name, s.recipient_id, s.invite_only, s.is_web_public,
          s.history_public_to_subscribers, s.deactivated, s.topics_policy, s.can_send_message_group,
@@ -340,7 +345,7 @@ export class MessagesRepository {
          SELECT nextval(pg_get_serial_sequence('direct_message_group', 'id'))::int AS id
           WHERE NOT EXISTS (SELECT 1 FROM existing)
        ), rec AS (
-         ${insertRecipientsSql('SELECT 3, id FROM gid')}
+         ${INSERT_DM_GROUP_RECIPIENT}
        ), grp AS (
          INSERT INTO direct_message_group (id, huddle_hash, recipient_id, group_size, user_ids)
          SELECT rec.type_id, $1, rec.id, $2, $3::int[] FROM rec
@@ -359,7 +364,7 @@ export class MessagesRepository {
     if (found) return found.recipient_id!;
     // Lost a race with a concurrent first message: drop our recipient row, use theirs.
     const orphan = rows.find((r) => r.new_group_id !== null)?.new_group_id;
-    if (orphan) await this.em.query(deleteRecipientSql(3), [Number(orphan)]);
+    if (orphan) await this.em.query(DELETE_DM_GROUP_RECIPIENT, [Number(orphan)]);
     const again = await this.em.query<
       Array<{
         recipient_id: number;
@@ -549,7 +554,7 @@ export class MessagesRepository {
          SELECT input.hash, input.user_ids, nextval(pg_get_serial_sequence('direct_message_group', 'id'))::int AS gid
            FROM input WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.huddle_hash = input.hash)
        ), rec AS (
-         ${insertRecipientsSql('SELECT 3, gid FROM missing')}
+         ${INSERT_DM_GROUP_RECIPIENTS}
        ), grp AS (
          INSERT INTO direct_message_group (id, huddle_hash, recipient_id, group_size, user_ids)
          SELECT missing.gid, missing.hash, rec.id, cardinality(missing.user_ids), missing.user_ids
