@@ -16,7 +16,9 @@ export const channelsView = `(SELECT id, realm_id, name, recipient_id, invite_on
     FROM stream)`;
 
 /** Subscription rows (active or not): `JOIN ${subscriptionsView} sub ON sub.recipient_id = …`. */
-export const subscriptionsView = `(SELECT id, user_profile_id, recipient_id, active, is_muted FROM subscription)`;
+export const subscriptionsView = `(SELECT id, user_profile_id, recipient_id, active, is_muted, email_notifications,
+         push_notifications
+    FROM subscription)`;
 
 /** `EXISTS` an active subscription of user `userIdExpr` to recipient `recipientIdExpr`. */
 export const isActiveSubscriber = (userIdExpr: string, recipientIdExpr: string): string =>
@@ -42,3 +44,23 @@ export const refreshFirstMessageIdsSql = (channelIdsParam: string, firstIdOf: (c
       WHERE s.id = fresh.id AND s.first_message_id IS DISTINCT FROM fresh.first_id
      RETURNING s.id, s.name, s.first_message_id)
    SELECT id, name, first_message_id FROM changed ORDER BY id`;
+
+/**
+ * A data-modifying statement (or CTE body) that sets first_message_id to `idExpr` on the channels
+ * that have none yet, matched against the caller's FROM item `from` by `match(channel)`: messaging
+ * records a channel's first message in the statement that inserts it.
+ */
+export const fillFirstMessageIdSql = (from: string, idExpr: string, match: (channel: string) => string): string =>
+  `UPDATE stream c SET first_message_id = ${idExpr} FROM ${from} WHERE ${match('c')} AND c.first_message_id IS NULL`;
+
+/**
+ * A data-modifying CTE body that creates a recipient row for each `(type, type_id)` row of the
+ * caller's `select` and returns `id, type_id`: messaging creates a direct-message group and its
+ * recipient in one statement.
+ */
+export const insertRecipientsSql = (select: string): string =>
+  `INSERT INTO recipient (type, type_id) ${select} RETURNING id, type_id`;
+
+/** A statement deleting the recipient of type `type` whose type_id is `$1` (an orphan of a lost race). */
+export const deleteRecipientSql = (type: number): string =>
+  `DELETE FROM recipient WHERE type = ${type} AND type_id = $1`;

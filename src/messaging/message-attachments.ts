@@ -11,12 +11,19 @@ export interface AttachmentDictRow {
 }
 
 /**
- * What messaging's edit, move and delete paths need from the links between messages and uploads.
+ * What messaging's send, edit, move and delete paths need from the links between messages and uploads.
  * uploads owns attachment and attachment_message and sits above messaging (which may not import
  * it), so uploads implements this and fills the `MessageAttachments` slot at start-up
  * (docs/DEVELOPING.md, "Tables and their owners").
  */
 export interface MessageAttachmentLinks {
+  /**
+   * Uploads a new message may claim: files of the realm with these path ids that the sender
+   * uploaded, or that are already public to the realm (linked from a channel message).
+   */
+  claimable(realmId: number, senderId: number, pathIds: string[]): Promise<number[]>;
+  /** Links the claimable uploads to the new message (Zulip's do_claim_attachments). */
+  claim(realmId: number, senderId: number, messageId: number, pathIds: string[]): Promise<void>;
   /** Attachments currently linked to a message, with path ids and owners. */
   linkedTo(messageId: number): Promise<Array<{ id: number; pathId: string; ownerId: number }>>;
   /** Drops the links of a message to these attachments. */
@@ -48,6 +55,12 @@ export class MessageAttachments implements MessageAttachmentLinks {
     return this.links;
   }
 
+  claimable(realmId: number, senderId: number, pathIds: string[]) {
+    return pathIds.length === 0 ? Promise.resolve([]) : this.impl.claimable(realmId, senderId, pathIds);
+  }
+  claim(realmId: number, senderId: number, messageId: number, pathIds: string[]) {
+    return this.impl.claim(realmId, senderId, messageId, pathIds);
+  }
   linkedTo(messageId: number) {
     return this.impl.linkedTo(messageId);
   }

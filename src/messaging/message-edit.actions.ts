@@ -291,7 +291,7 @@ export class MessageEditActions {
       removed.map((a) => a.id),
     );
     const added = pathIds.filter((p) => !prevPaths.has(p));
-    if (added.length > 0) await this.messages.claimAttachments(req.auth.realm.id, senderId, messageId, added);
+    if (added.length > 0) await this.attachments.claim(req.auth.realm.id, senderId, messageId, added);
     const remaining = await this.attachments.linkedTo(messageId);
     await this.repo.setHasAttachment(messageId, remaining.length > 0);
     const candidates = removed.filter((a) => a.ownerId === senderId).map((a) => a.id);

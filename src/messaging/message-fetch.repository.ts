@@ -1,5 +1,7 @@
 import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
+import { channelsView, isActiveSubscriber } from '../channels/channels.sql';
+import { userGroupIdsCte } from '../users/users.sql';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
@@ -87,9 +89,8 @@ export class MessageFetchRepository {
       `SELECT s.id, s.realm_id, s.name, s.recipient_id, s.invite_only, s.is_web_public,
               s.history_public_to_subscribers, s.deactivated, s.can_subscribe_group, s.can_add_subscribers_group,
               s.can_send_message_group,
-              EXISTS (SELECT 1 FROM subscription sub WHERE sub.recipient_id = s.recipient_id
-                         AND sub.user_profile_id = $2 AND sub.active) AS subscribed
-         FROM stream s WHERE s.realm_id = $1 AND ${where}`,
+              ${isActiveSubscriber('$2', 's.recipient_id')} AS subscribed
+         FROM ${channelsView} s WHERE s.realm_id = $1 AND ${where}`,
       [realmId, userId, operand],
     );
     const r = rows[0];
@@ -108,16 +109,11 @@ export class MessageFetchRepository {
    */
   async inaccessibleChannelRecipientIds(realmId: number, userId: number, isGuest: boolean): Promise<number[]> {
     const rows = await this.em.query<Array<{ recipient_id: number }>>(
-      `WITH RECURSIVE groups(id) AS (
-           SELECT user_group_id FROM user_group_membership WHERE user_profile_id = $2
-         UNION
-           SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN groups ON ggm.subgroup_id = groups.id
-       )
-       SELECT s.recipient_id FROM stream s
+      `WITH RECURSIVE ${userGroupIdsCte('groups', '$2')}
+       SELECT s.recipient_id FROM ${channelsView} s
         WHERE s.realm_id = $1 AND s.recipient_id IS NOT NULL
           AND (s.invite_only OR $3::boolean)
-          AND NOT EXISTS (SELECT 1 FROM subscription sub
-                           WHERE sub.recipient_id = s.recipient_id AND sub.user_profile_id = $2 AND sub.active)
+          AND NOT ${isActiveSubscriber('$2', 's.recipient_id')}
           AND ($3::boolean OR NOT EXISTS (SELECT 1 FROM groups
                                            WHERE groups.id IN (s.can_subscribe_group, s.can_add_subscribers_group)))`,
       [realmId, userId, isGuest],
@@ -127,7 +123,7 @@ export class MessageFetchRepository {
 
   async publicChannelRecipientIds(realmId: number, webPublicOnly: boolean): Promise<number[]> {
     const rows = await this.em.query<Array<{ recipient_id: number }>>(
-      `SELECT recipient_id FROM stream
+      `SELECT recipient_id FROM ${channelsView} s
         WHERE realm_id = $1 AND recipient_id IS NOT NULL AND NOT invite_only AND (NOT $2::boolean OR is_web_public)
         ORDER BY id`,
       [realmId, webPublicOnly],

@@ -36,6 +36,7 @@ import { CHANNEL_OPERATORS, CHANNELS_OPERATORS, type NarrowTerm, operandText, pa
 import { directMessageGroupHash } from './send.policy';
 import { renderMarkdown } from './markdown';
 import { ChannelErrors } from '../channels/channel.errors';
+import { subscriptionsView, userTopicsView } from '../channels/channels.sql';
 import { ParamErrors } from '../common/errors/param.errors';
 import { MessageErrors, NarrowErrors } from './message.errors';
 import { PrincipalService } from '../users/principal.service';
@@ -249,13 +250,13 @@ export class MessageFetchService {
   /** Zulip's exclude_muting_conditions: muted channels (unless narrowed to one) and muted topics. */
   private mutingConditions(params: SqlParams, userId: number, channelRecipientId: number | null): string[] {
     const user = params.add(userId);
-    const topicPolicy = (policies: string) => `EXISTS (SELECT 1 FROM user_topic ut
+    const topicPolicy = (policies: string) => `EXISTS (SELECT 1 FROM ${userTopicsView} ut
         WHERE ut.user_profile_id = ${user} AND ut.recipient_id = m.recipient_id
           AND lower(ut.topic_name) = lower(m.subject) AND ut.visibility_policy IN (${policies}))`;
     const conds = [`NOT (m.is_channel_message AND ${topicPolicy('1')})`];
     if (channelRecipientId === null) {
       conds.push(`NOT (m.is_channel_message AND m.recipient_id IN (
-          SELECT sub.recipient_id FROM subscription sub
+          SELECT sub.recipient_id FROM ${subscriptionsView} sub
            WHERE sub.user_profile_id = ${user} AND sub.active AND sub.is_muted)
         AND NOT ${topicPolicy('2, 3')})`);
     }
@@ -646,7 +647,7 @@ function addIsTerm(st: NarrowState, { operand, negated }: NarrowTerm, userId: nu
       return st.add(`m.is_channel_message AND m.subject LIKE '✔ %'`, negated);
     case 'followed':
       return st.add(
-        `m.is_channel_message AND EXISTS (SELECT 1 FROM user_topic ut
+        `m.is_channel_message AND EXISTS (SELECT 1 FROM ${userTopicsView} ut
            WHERE ut.user_profile_id = ${st.params.add(userId)} AND ut.recipient_id = m.recipient_id
              AND lower(ut.topic_name) = lower(m.subject) AND ut.visibility_policy = 3)`,
         negated,

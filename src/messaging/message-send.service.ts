@@ -1,3 +1,4 @@
+import { MessageAttachments } from './message-attachments';
 import { Injectable } from '@nestjs/common';
 import { UserGroupsQueryService } from '../users/user-groups-query.service';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -311,6 +312,7 @@ export class MessageSendService {
     private readonly linkifiers: LinkifierService,
     private readonly submessages: SubmessageRepository,
     private readonly userAccess: UserAccessService,
+    private readonly attachments: MessageAttachments,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -667,7 +669,7 @@ export class MessageSendService {
     rendered: RenderedMessage,
   ): Promise<SubmessageRow[]> {
     if (message.hasAttachment) {
-      await this.messages.claimAttachments(auth.realm.id, auth.user.id, id, rendered.linkedUploadPathIds);
+      await this.attachments.claim(auth.realm.id, auth.user.id, id, rendered.linkedUploadPathIds);
     }
     return this.addWidgets([{ messageId: id, senderId: auth.user.id, content: message.content }]);
   }
@@ -744,7 +746,7 @@ export class MessageSendService {
 
   private async hasClaimableAttachments(auth: AuthContext, pathIds: string[]): Promise<boolean> {
     if (pathIds.length === 0) return false;
-    return (await this.messages.claimableAttachmentIds(auth.realm.id, auth.user.id, pathIds)).length > 0;
+    return (await this.attachments.claimable(auth.realm.id, auth.user.id, pathIds)).length > 0;
   }
 
   /**

@@ -8,6 +8,17 @@ import type { ChannelAccessFields } from './message-access.policy';
 import type { MessageRow, ReactionRow, SubmessageRow, UserBrief } from './message-format';
 import { namedQuery } from './named-query';
 import { VisibilityPolicy } from '../channels/user-topic.entity';
+import {
+  channelsView,
+  deleteRecipientSql,
+  fillFirstMessageIdSql,
+  insertRecipientsSql,
+  isActiveSubscriber,
+  subscriptionsView,
+  userTopicsView,
+} from '../channels/channels.sql';
+import { realmsView } from '../realm/realm.sql';
+import { usersView } from '../users/users.sql';
 
 /** A channel as the send path loads it, with the sender's relation to it and the topic. */
 export interface ChannelForSend extends ChannelAccessFields {
@@ -88,6 +99,21 @@ export function toUserBrief(r: UserBriefRaw): UserBrief {
   };
 }
 
+/** msg_insert_channel's channel update (built once: the named statement's text never changes). */
+const FILL_FIRST_MESSAGE_ID_ON_SEND = fillFirstMessageIdSql('m', 'm.id', (c) => `${c}.id = $17`);
+
+/** insertMessages' channel update: each channel's first new message, if it had none. */
+const FILL_FIRST_MESSAGE_IDS_ON_BULK_SEND = fillFirstMessageIdSql(
+  '(SELECT recipient_id, min(id) AS id FROM m WHERE is_channel_message GROUP BY recipient_id) f',
+  'f.id',
+  (c) => `${c}.recipient_id = f.recipient_id`,
+);
+
+/** Direct-message groups' recipient rows (type 3), for the statements that create the groups. */
+const INSERT_DM_GROUP_RECIPIENT = insertRecipientsSql('SELECT 3, id FROM gid');
+const INSERT_DM_GROUP_RECIPIENTS = insertRecipientsSql('SELECT 3, gid FROM missing');
+const DELETE_DM_GROUP_RECIPIENT = deleteRecipientSql(3);
+
 const CHANNEL_FOR_SEND_SELECT = `
   SELECT s.id, s.realm_id, s.name, s.recipient_id, s.invite_only, s.is_web_public,
          s.history_public_to_subscribers, s.deactivated, s.topics_policy, s.can_send_message_group,
@@ -103,21 +129,21 @@ const CHANNEL_FOR_SEND_SELECT = `
               AND upper(m.subject) = upper($3::text)) END AS topic_exists_for_sender,
          coalesce(subs.ids, '{}') AS subscriber_ids,
          coalesce(subs.channel_notify_ids, '{}') || coalesce(ut.follower_ids, '{}') AS notify_candidate_ids
-    FROM stream s
-    LEFT JOIN subscription sub
+    FROM ${channelsView} s
+    LEFT JOIN ${subscriptionsView} sub
       ON sub.recipient_id = s.recipient_id AND sub.user_profile_id = $2 AND sub.active
     LEFT JOIN LATERAL (
       SELECT max(t.visibility_policy) FILTER (WHERE t.user_profile_id = $2) AS sender_policy,
              array_agg(t.user_profile_id) FILTER (WHERE t.visibility_policy = ${VisibilityPolicy.FOLLOWED}) AS follower_ids
-        FROM user_topic t
+        FROM ${userTopicsView} t
        WHERE t.stream_id = s.id AND lower(t.topic_name) = lower($3::text)) ut ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(sub2.user_profile_id ORDER BY sub2.user_profile_id) AS ids,
              array_agg(sub2.user_profile_id) FILTER (
                WHERE coalesce(sub2.email_notifications, u.enable_stream_email_notifications)
                   OR coalesce(sub2.push_notifications, u.enable_stream_push_notifications)) AS channel_notify_ids
-        FROM subscription sub2
-        JOIN user_profile u ON u.id = sub2.user_profile_id
+        FROM ${subscriptionsView} sub2
+        JOIN ${usersView} u ON u.id = sub2.user_profile_id
        WHERE sub2.recipient_id = s.recipient_id AND sub2.active AND u.is_active) subs ON true`;
 
 /**
@@ -151,7 +177,7 @@ function messageRowsSql(withExtras: boolean): string {
                    sending_client, last_edit_time, edit_history, is_channel_message
               FROM message WHERE realm_id = $1 AND id = ANY($2::int[])
           ), s AS (
-            SELECT id, name, recipient_id FROM stream
+            SELECT id, name, recipient_id FROM ${channelsView} c
              WHERE recipient_id = ANY(ARRAY(SELECT DISTINCT recipient_id FROM m WHERE is_channel_message))
           ), g AS (
             SELECT recipient_id, user_ids FROM direct_message_group
@@ -297,10 +323,7 @@ export class MessagesRepository {
         : await namedQuery<{ id: number }>(
             this.em,
             'msg_insert_channel',
-            `${insert}, first AS (
-               UPDATE stream SET first_message_id = m.id FROM m
-                WHERE stream.id = $17 AND stream.first_message_id IS NULL
-             )
+            `${insert}, first AS (${FILL_FIRST_MESSAGE_ID_ON_SEND})
              SELECT id FROM m`,
             [...values, channelId],
           );
@@ -322,7 +345,7 @@ export class MessagesRepository {
          SELECT nextval(pg_get_serial_sequence('direct_message_group', 'id'))::int AS id
           WHERE NOT EXISTS (SELECT 1 FROM existing)
        ), rec AS (
-         INSERT INTO recipient (type, type_id) SELECT 3, id FROM gid RETURNING id, type_id
+         ${INSERT_DM_GROUP_RECIPIENT}
        ), grp AS (
          INSERT INTO direct_message_group (id, huddle_hash, recipient_id, group_size, user_ids)
          SELECT rec.type_id, $1, rec.id, $2, $3::int[] FROM rec
@@ -341,7 +364,7 @@ export class MessagesRepository {
     if (found) return found.recipient_id!;
     // Lost a race with a concurrent first message: drop our recipient row, use theirs.
     const orphan = rows.find((r) => r.new_group_id !== null)?.new_group_id;
-    if (orphan) await this.em.query(`DELETE FROM recipient WHERE type = 3 AND type_id = $1`, [Number(orphan)]);
+    if (orphan) await this.em.query(DELETE_DM_GROUP_RECIPIENT, [Number(orphan)]);
     const again = await this.em.query<
       Array<{
         recipient_id: number;
@@ -377,7 +400,7 @@ export class MessagesRepository {
     const valid = dbIds(ids);
     if (valid.length === 0) return [];
     const rows = await this.em.query<Array<UserBriefRaw & { string_id: string }>>(
-      `SELECT ${USER_BRIEF_COLUMNS}, r.string_id FROM user_profile u JOIN realm r ON r.id = u.realm_id
+      `SELECT ${USER_BRIEF_COLUMNS}, r.string_id FROM ${usersView} u JOIN ${realmsView} r ON r.id = u.realm_id
         WHERE u.id = ANY($1::int[])`,
       [valid],
     );
@@ -388,7 +411,7 @@ export class MessagesRepository {
     const valid = dbIds(ids);
     if (valid.length === 0) return [];
     const rows = await this.em.query<UserBriefRaw[]>(
-      `SELECT ${USER_BRIEF_COLUMNS} FROM user_profile u WHERE u.realm_id = $1 AND u.id = ANY($2::int[])`,
+      `SELECT ${USER_BRIEF_COLUMNS} FROM ${usersView} u WHERE u.realm_id = $1 AND u.id = ANY($2::int[])`,
       [realmId, valid],
     );
     return rows.map(toUserBrief);
@@ -404,7 +427,7 @@ export class MessagesRepository {
       `SELECT ${USER_BRIEF_COLUMNS},
               lower(CASE WHEN u.email_address_visibility = 1 THEN u.delivery_email
                          ELSE 'user' || u.id || '@' || $2 END) AS api_email
-         FROM user_profile u
+         FROM ${usersView} u
         WHERE u.realm_id = $1
           AND (lower(u.delivery_email) = ANY($3::text[])
                OR ('user' || u.id || '@' || $2) = ANY($3::text[]))`,
@@ -419,7 +442,7 @@ export class MessagesRepository {
     const validIds = dbIds(ids);
     if (names.length === 0 && validIds.length === 0) return [];
     const rows = await this.em.query<UserBriefRaw[]>(
-      `SELECT ${USER_BRIEF_COLUMNS} FROM user_profile u
+      `SELECT ${USER_BRIEF_COLUMNS} FROM ${usersView} u
         WHERE u.realm_id = $1 AND (lower(u.full_name) = ANY($2::text[]) OR u.id = ANY($3::int[]))`,
       [realmId, names.map((n) => n.toLowerCase()), validIds],
     );
@@ -430,7 +453,7 @@ export class MessagesRepository {
   async channelsByNames(realmId: number, names: string[]): Promise<Array<{ id: number; name: string }>> {
     if (names.length === 0) return [];
     return await this.em.query<Array<{ id: number; name: string }>>(
-      `SELECT id, name FROM stream WHERE realm_id = $1 AND name = ANY($2::text[])`,
+      `SELECT id, name FROM ${channelsView} s WHERE realm_id = $1 AND name = ANY($2::text[])`,
       [realmId, names],
     );
   }
@@ -444,11 +467,10 @@ export class MessagesRepository {
   ): Promise<Array<{ id: number; name: string }>> {
     if (names.length === 0) return [];
     return await this.em.query<Array<{ id: number; name: string }>>(
-      `SELECT s.id, s.name FROM stream s
+      `SELECT s.id, s.name FROM ${channelsView} s
         WHERE s.realm_id = $1 AND s.name = ANY($2::text[])
-          AND ((NOT s.invite_only AND NOT $4::boolean) OR s.is_web_public OR EXISTS (
-                SELECT 1 FROM subscription sub
-                 WHERE sub.recipient_id = s.recipient_id AND sub.user_profile_id = $3 AND sub.active))`,
+          AND ((NOT s.invite_only AND NOT $4::boolean) OR s.is_web_public
+               OR ${isActiveSubscriber('$3', 's.recipient_id')})`,
       [realmId, names, userId, isGuest],
     );
   }
@@ -480,7 +502,7 @@ export class MessagesRepository {
     if (limit !== null && limit.length === 0) return out;
     const rows = await this.em.query<Array<{ id: number; direct: boolean }>>(
       `SELECT DISTINCT other.user_profile_id AS id, false AS direct
-         FROM subscription mine JOIN subscription other ON other.recipient_id = mine.recipient_id
+         FROM ${subscriptionsView} mine JOIN ${subscriptionsView} other ON other.recipient_id = mine.recipient_id
         WHERE mine.user_profile_id = $1 AND mine.active AND other.active
           AND ($2::int[] IS NULL OR other.user_profile_id = ANY($2::int[]))
        UNION
@@ -532,7 +554,7 @@ export class MessagesRepository {
          SELECT input.hash, input.user_ids, nextval(pg_get_serial_sequence('direct_message_group', 'id'))::int AS gid
            FROM input WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.huddle_hash = input.hash)
        ), rec AS (
-         INSERT INTO recipient (type, type_id) SELECT 3, gid FROM missing RETURNING id, type_id
+         ${INSERT_DM_GROUP_RECIPIENTS}
        ), grp AS (
          INSERT INTO direct_message_group (id, huddle_hash, recipient_id, group_size, user_ids)
          SELECT missing.gid, missing.hash, rec.id, cardinality(missing.user_ids), missing.user_ids
@@ -589,11 +611,7 @@ export class MessagesRepository {
          INSERT INTO user_message (user_profile_id, message_id, flags)
          SELECT r.user_id, ids.id, r.flags FROM unnest($15::int[], $16::int[], $17::bigint[]) AS r(ord, user_id, flags)
            JOIN ids ON ids.ord = r.ord
-       ), first AS (
-         UPDATE stream SET first_message_id = f.id
-           FROM (SELECT recipient_id, min(id) AS id FROM m WHERE is_channel_message GROUP BY recipient_id) f
-          WHERE stream.recipient_id = f.recipient_id AND stream.first_message_id IS NULL
-       )
+       ), first AS (${FILL_FIRST_MESSAGE_IDS_ON_BULK_SEND})
        SELECT id, ord FROM ids ORDER BY ord`,
       [
         col((m) => m.realmId),
@@ -621,7 +639,7 @@ export class MessagesRepository {
   /** A system bot (realm zulipinternal) by email, with its realm string. */
   async systemBot(email: string): Promise<UserBrief | null> {
     const rows = await this.em.query<Array<UserBriefRaw & { string_id: string }>>(
-      `SELECT ${USER_BRIEF_COLUMNS}, r.string_id FROM user_profile u JOIN realm r ON r.id = u.realm_id
+      `SELECT ${USER_BRIEF_COLUMNS}, r.string_id FROM ${usersView} u JOIN ${realmsView} r ON r.id = u.realm_id
         WHERE r.string_id = 'zulipinternal' AND lower(u.delivery_email) = lower($1) AND u.is_active`,
       [email],
     );
@@ -635,31 +653,6 @@ export class MessagesRepository {
       [realmId, recipientId],
     );
     return rows.length > 0;
-  }
-
-  /**
-   * Uploads a new message may claim: files of the realm with these path ids that the sender
-   * uploaded, or that are already public to the realm (linked from a channel message).
-   */
-  async claimableAttachmentIds(realmId: number, senderId: number, pathIds: string[]): Promise<number[]> {
-    if (pathIds.length === 0) return [];
-    const rows = await this.em.query<Array<{ id: number }>>(
-      `SELECT id FROM attachment
-        WHERE realm_id = $1 AND path_id = ANY($3::text[]) AND (owner_id = $2 OR is_realm_public)`,
-      [realmId, senderId, pathIds],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** Links the claimable uploads to the new message (Zulip's do_claim_attachments). */
-  async claimAttachments(realmId: number, senderId: number, messageId: number, pathIds: string[]): Promise<void> {
-    await this.em.query(
-      `INSERT INTO attachment_message (attachment_id, message_id)
-       SELECT id, $3 FROM attachment
-        WHERE realm_id = $1 AND path_id = ANY($4::text[]) AND (owner_id = $2 OR is_realm_public)
-       ON CONFLICT DO NOTHING`,
-      [realmId, senderId, messageId, pathIds],
-    );
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -7,3 +7,6 @@
 
 /** Custom profile fields: `JOIN ${customProfileFieldsView} f ON f.id = v.field_id`. */
 export const customProfileFieldsView = `(SELECT id, realm_id, field_type, "order" FROM custom_profile_field)`;
+
+/** Realms' identity: `JOIN ${realmsView} r ON r.id = u.realm_id` (a sender's realm string). */
+export const realmsView = `(SELECT id, string_id FROM realm)`;

@@ -191,6 +191,31 @@ export class AttachmentsRepository {
     }));
   }
 
+  /**
+   * Uploads a new message may claim: files of the realm with these path ids that the sender
+   * uploaded, or that are already public to the realm (linked from a channel message).
+   */
+  async claimableIds(realmId: number, senderId: number, pathIds: string[]): Promise<number[]> {
+    if (pathIds.length === 0) return [];
+    const rows = await this.em.query<Array<{ id: number }>>(
+      `SELECT id FROM attachment
+        WHERE realm_id = $1 AND path_id = ANY($3::text[]) AND (owner_id = $2 OR is_realm_public)`,
+      [realmId, senderId, pathIds],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Links the claimable uploads to the new message (Zulip's do_claim_attachments). */
+  async claim(realmId: number, senderId: number, messageId: number, pathIds: string[]): Promise<void> {
+    await this.em.query(
+      `INSERT INTO attachment_message (attachment_id, message_id)
+       SELECT id, $3 FROM attachment
+        WHERE realm_id = $1 AND path_id = ANY($4::text[]) AND (owner_id = $2 OR is_realm_public)
+       ON CONFLICT DO NOTHING`,
+      [realmId, senderId, messageId, pathIds],
+    );
+  }
+
   /** Serialises quota checks of one realm's uploads until the transaction ends. */
   /** Attachments currently linked to a message, with path ids (message edits relink them). */
   async linkedTo(messageId: number): Promise<Array<{ id: number; pathId: string; ownerId: number }>> {

@@ -56,9 +56,11 @@ export class UploadsService implements OnModuleInit {
    * Sending a message trusts the realm-public cache to let users share others' files.
    */
   onModuleInit(): void {
-    // Messaging's edit, move and delete paths reach attachment links through this slot.
+    // Messaging's send, edit, move and delete paths reach attachment links through this slot.
     const repo = this.repo;
     this.messageAttachments.provide({
+      claimable: (realmId, senderId, pathIds) => repo.claimableIds(realmId, senderId, pathIds),
+      claim: (realmId, senderId, messageId, pathIds) => repo.claim(realmId, senderId, messageId, pathIds),
       linkedTo: (messageId) => repo.linkedTo(messageId),
       unlink: (messageId, ids) => repo.unlink(messageId, ids),
       resetPublicity: (messageIds, realmPublic, webPublic) => repo.resetPublicity(messageIds, realmPublic, webPublic),
