@@ -203,17 +203,8 @@ export class SubscriptionsService implements OnModuleInit {
    * channels the user is still subscribed to get `peer_add` (send_peer_subscriber_events).
    */
   private async announceReactivated(realmId: number, userId: number): Promise<void> {
-    const subs = await this.channels.subscriptionsOfUser(userId, true);
-    const streams = (
-      await this.channels.findByRecipientIds(
-        realmId,
-        subs.map((s) => s.recipientId),
-      )
-    ).filter((s) => !s.deactivated);
-    if (streams.length === 0) return;
-    const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
-    const data = await this.access.audienceData(realmId, streams);
-    this.events.peer(realmId, 'peer_add', peerEvents(streams, altered, data));
+    const events = await this.peerEventsForUser(realmId, userId);
+    if (events.length > 0) this.events.peer(realmId, 'peer_add', events);
   }
 
   /**
@@ -222,6 +213,15 @@ export class SubscriptionsService implements OnModuleInit {
    * user's channels whose subscribers those guests may know.
    */
   private async announceHiddenFromGuests(realmId: number, userId: number, guestIds: readonly number[]): Promise<void> {
+    const guests = new Set(guestIds);
+    const events = (await this.peerEventsForUser(realmId, userId))
+      .map((e) => ({ ...e, recipients: new Set([...e.recipients].filter((id) => guests.has(id))) }))
+      .filter((e) => e.recipients.size > 0);
+    if (events.length > 0) this.events.peer(realmId, 'peer_remove', events);
+  }
+
+  /** Peer events about `userId` for each active channel the user is subscribed to, to its audience. */
+  private async peerEventsForUser(realmId: number, userId: number): Promise<ReturnType<typeof peerEvents>> {
     const subs = await this.channels.subscriptionsOfUser(userId, true);
     const streams = (
       await this.channels.findByRecipientIds(
@@ -229,19 +229,9 @@ export class SubscriptionsService implements OnModuleInit {
         subs.map((s) => s.recipientId),
       )
     ).filter((s) => !s.deactivated);
-    if (streams.length === 0) return;
-    const guests = new Set(guestIds);
+    if (streams.length === 0) return [];
     const altered = new Map(streams.map((s) => [s.id, new Set([userId])]));
-    const data = await this.access.audienceData(realmId, streams);
-    const events = peerEvents(streams, altered, data).map((e) => ({
-      ...e,
-      recipients: new Set([...e.recipients].filter((id) => guests.has(id))),
-    }));
-    this.events.peer(
-      realmId,
-      'peer_remove',
-      events.filter((e) => e.recipients.size > 0),
-    );
+    return peerEvents(streams, altered, await this.access.audienceData(realmId, streams));
   }
 
   // ---- PATCH /users/me/subscriptions -----------------------------------------------------
