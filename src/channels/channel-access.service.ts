@@ -126,15 +126,22 @@ export class ChannelAccessService {
     return (await this.channels.subscriberIds([stream.recipientId])).get(stream.recipientId) ?? [];
   }
 
-  /** Everything channel dicts of `streams` need, in four queries whatever their number. */
-  async formatContext(realmId: number, streams: Stream[]): Promise<ChannelFormatContext> {
+  /**
+   * Everything channel dicts of `streams` need, in four queries whatever their number (three when
+   * the caller has the subscriber counts by recipient id already).
+   */
+  async formatContext(
+    realmId: number,
+    streams: Stream[],
+    knownCounts?: Map<number, number>,
+  ): Promise<ChannelFormatContext> {
     const recipientIds = streams.map((s) => s.recipientId).filter((id): id is number => id !== null);
     const groupIds = new Set<number>();
     for (const s of streams) {
       for (const name of CHANNEL_GROUP_SETTING_NAMES) groupIds.add(s[CHANNEL_GROUP_SETTINGS[name].property]);
     }
     // Sequential: inside a transaction every query shares one connection.
-    const counts = await this.channels.subscriberCounts(recipientIds);
+    const counts = knownCounts ?? (await this.channels.subscriberCounts(recipientIds));
     const values = await this.groupSettings.valuesForApi(realmId, [...groupIds]);
     const system = await this.groupSettings.systemGroupIds(realmId);
     const systemNames = new Map<number, SystemGroupName>();

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import type { Stream } from './channel.entity';
 import { ChannelAccessService } from './channel-access.service';
-import { channelDict, ChannelDict, subscriptionDict } from './channel-format';
+import { channelDict, ChannelDict, ChannelFormatContext, subscriptionDict } from './channel-format';
 import {
   canAccessChannelContent,
   canAccessChannelMetadata,
@@ -13,8 +13,8 @@ import {
   isRealmAdmin,
   keepsMetadataAfterUnsubscribing,
 } from './channels.policy';
-import { ChannelNotificationState, ChannelsRepository } from './channels.repository';
-import type { Subscription } from './subscription.entity';
+import { ChannelListingRows, ChannelNotificationState, ChannelsRepository } from './channels.repository';
+import { requestMemo } from '../common/request-scope';
 import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { channelFolderDict } from './channel-folders.service';
@@ -40,6 +40,11 @@ export interface SubscriptionState {
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The realm's channels as one user sees them, with what their dicts need (see `listing`). */
+interface ChannelListing extends ChannelListingRows {
+  ctx: ChannelFormatContext;
+}
 
 /**
  * Read endpoints and POST /register state for channels. Each uses a fixed number of queries,
@@ -89,13 +94,13 @@ export class ChannelQueriesService {
     if (o.includeAllActive && !isRealmAdmin(user)) throw ChannelErrors.notAuthorizedForQuery();
     const includeAll = o.includeAll || o.includeAllActive;
     const actor = await this.access.actorFor(user);
-    const all = await this.channels.listInRealm(auth.realm.id, !o.excludeArchived);
-    const subscribed = await this.channels.activeRecipientIdsOfUser(user.id);
+    const listing = await this.listing(auth, !o.excludeArchived, false);
+    const all = listing.streams;
     const ownerSubscribed =
       o.includeOwnerSubscribed && user.isBot && user.botOwnerId !== null
         ? await this.channels.activeRecipientIdsOfUser(user.botOwnerId)
         : new Set<number>();
-    const isSub = (s: Stream) => s.recipientId !== null && subscribed.has(s.recipientId);
+    const isSub = (s: Stream) => s.recipientId !== null && listing.mine.get(s.recipientId)?.active === true;
     const includePublic = o.includePublic && canAccessPublicChannels(actor);
 
     let selected: Stream[];
@@ -116,8 +121,7 @@ export class ChannelQueriesService {
         return ownerFilter && s.recipientId !== null && ownerSubscribed.has(s.recipientId);
       });
     }
-    const ctx = await this.access.formatContext(auth.realm.id, selected);
-    const dicts = selected.map((s) => channelDict(s, ctx)).sort(byName);
+    const dicts = selected.map((s) => channelDict(s, listing.ctx)).sort(byName);
     if (o.includeDefault) {
       const defaults = new Set(await this.channels.defaultChannelIds(auth.realm.id));
       for (const d of dicts) d.is_default = defaults.has(d.stream_id);
@@ -167,13 +171,9 @@ export class ChannelQueriesService {
     opts: { includeSubscribers: boolean; includeArchived: boolean },
   ): Promise<SubscriptionState> {
     const actor = await this.access.actorFor(auth.user);
-    const all = await this.channels.listInRealm(auth.realm.id, opts.includeArchived);
-    const subs = await this.channels.subscriptionsOfUser(auth.user.id, false);
-    const subByRecipient = new Map<number, Subscription>(subs.map((s) => [s.recipientId, s]));
-    const ctx = await this.access.formatContext(auth.realm.id, all);
-    const subscribersMap = opts.includeSubscribers
-      ? await this.channels.subscriberIds(all.map((s) => s.recipientId!).filter((id) => id !== null))
-      : undefined;
+    const listing = await this.listing(auth, opts.includeArchived, opts.includeSubscribers);
+    const { streams: all, mine: subByRecipient, ctx } = listing;
+    const subscribersMap = opts.includeSubscribers ? listing.subscribers : undefined;
     const state: SubscriptionState = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
     for (const stream of all) {
       const sub = stream.recipientId !== null ? subByRecipient.get(stream.recipientId) : undefined;
@@ -203,6 +203,28 @@ export class ChannelQueriesService {
     state.unsubscribed.sort(byName);
     state.never_subscribed.sort(byName);
     return state;
+  }
+
+  /**
+   * The realm's channels for the caller, their subscription rows, subscriber counts (and ids when
+   * asked) and format context: two statements plus the group values, whatever the number of
+   * channels and users. Remembered for the rest of the request, so POST /register's `streams`
+   * section reuses what its `subscriptions` section loaded.
+   */
+  private async listing(
+    auth: AuthContext,
+    includeArchived: boolean,
+    withSubscribers: boolean,
+  ): Promise<ChannelListing> {
+    const memo = requestMemo();
+    const key = `channels:listing:${auth.realm.id}:${auth.user.id}:${includeArchived}`;
+    const known = memo?.get(key) as ChannelListing | undefined;
+    if (known && (known.subscribers || !withSubscribers)) return known;
+    const rows = await this.channels.channelListing(auth.realm.id, auth.user.id, { includeArchived, withSubscribers });
+    const ctx = await this.access.formatContext(auth.realm.id, rows.streams, rows.counts);
+    const listing: ChannelListing = { ...rows, ctx };
+    memo?.set(key, listing);
+    return listing;
   }
 
   /** POST /register `streams`: every channel the user can see (include_all + web-public). */
