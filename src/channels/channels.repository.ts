@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { currentManager } from '../database/transaction';
 import { DefaultStream, Recipient, RecipientType, Stream } from './channel.entity';
 import { Subscription } from './subscription.entity';
@@ -35,6 +36,13 @@ export type SubscriptionColumn =
   | 'push_notifications'
   | 'email_notifications'
   | 'wildcard_mentions_notify';
+
+/** The subscription columns a channel send reads (mutes, notification overrides). */
+const SEND_PATH_SUBSCRIPTION_COLUMNS: ReadonlySet<SubscriptionColumn> = new Set<SubscriptionColumn>([
+  'is_muted',
+  'push_notifications',
+  'email_notifications',
+]);
 
 /**
  * Rows of a raw query. TypeORM answers UPDATE and DELETE statements with `[rows, rowCount]`
@@ -190,7 +198,18 @@ function subscriptionOfRow(r: ChannelListingRow, userId: number): Subscription {
 /** Channels, their recipients, subscriptions and default channels. */
 @Injectable()
 export class ChannelsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly invalidation: CacheInvalidation,
+  ) {}
+
+  /**
+   * Every process's caches of channels (the send path's ChannelSendCache) drop the channels of
+   * `recipientIds` (null: all) when the current change commits.
+   */
+  private channelsChanged(recipientIds: readonly number[] | null): Promise<void> {
+    return this.invalidation.publishOnCommit('channels', recipientIds === null ? null : [...new Set(recipientIds)]);
+  }
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
@@ -347,6 +366,7 @@ export class ChannelsRepository {
 
   async updateChannel(id: number, values: Partial<Stream>): Promise<void> {
     await this.em.update(Stream, { id }, values);
+    await this.channelsChanged(null);
   }
 
   /** Locks the channel row for the rest of the transaction (concurrent updates serialise). */
@@ -555,6 +575,7 @@ export class ChannelsRepository {
        RETURNING user_profile_id, recipient_id`,
       [rows.map((r) => r.userId), rows.map((r) => r.recipientId), rows.map((r) => r.color)],
     );
+    if (result.length > 0) await this.channelsChanged(result.map((r) => r.recipient_id));
     return result.map((r) => ({ userId: r.user_profile_id, recipientId: r.recipient_id }));
   }
 
@@ -572,6 +593,7 @@ export class ChannelsRepository {
         [userIds, recipientIds],
       ),
     );
+    if (result.length > 0) await this.channelsChanged(result.map((r) => r.recipient_id));
     return result.map((r) => ({ userId: r.user_profile_id, recipientId: r.recipient_id }));
   }
 
@@ -581,6 +603,7 @@ export class ChannelsRepository {
     value: boolean | string,
   ): Promise<void> {
     await this.em.query(`UPDATE subscription SET "${column}" = $2 WHERE id = $1`, [subscriptionId, value]);
+    if (SEND_PATH_SUBSCRIPTION_COLUMNS.has(column)) await this.channelsChanged(null);
   }
 
   // ---- users and groups -----------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { currentManager } from '../database/transaction';
 import { returnedRows } from './channels.repository';
 import { VisibilityPolicy } from './user-topic.entity';
@@ -15,7 +16,10 @@ export interface UserTopicRow {
 /** Users' per-topic visibility policies (topics match case-insensitively). */
 @Injectable()
 export class UserTopicsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly invalidation: CacheInvalidation,
+  ) {}
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
@@ -100,7 +104,10 @@ export class UserTopicsRepository {
         `DELETE FROM user_topic WHERE user_profile_id = $1 AND stream_id = $2 AND lower(topic_name) = lower($3) RETURNING id`,
         [p.userId, p.streamId, p.topicName],
       );
-      return returnedRows(result).length > 0;
+      const removed = returnedRows(result).length > 0;
+      // The send path caches who set a policy for a topic (ChannelSendCache).
+      if (removed) await this.invalidation.publishOnCommit('channels', [p.recipientId]);
+      return removed;
     }
     const rows = await this.em.query<unknown[]>(
       `INSERT INTO user_topic (user_profile_id, stream_id, recipient_id, topic_name, last_updated, visibility_policy)
@@ -111,6 +118,7 @@ export class UserTopicsRepository {
        RETURNING id`,
       [p.userId, p.streamId, p.recipientId, p.topicName, p.at, p.policy],
     );
+    if (rows.length > 0) await this.invalidation.publishOnCommit('channels', [p.recipientId]);
     return rows.length > 0;
   }
 
@@ -129,6 +137,7 @@ export class UserTopicsRepository {
         RETURNING user_profile_id, visibility_policy`,
       [streamId, topicName, keepUserIds],
     );
+    if (returnedRows(result).length > 0) await this.invalidation.publishOnCommit('channels', null);
     return returnedRows<{ user_profile_id: number; visibility_policy: number }>(result).map((r) => ({
       userId: r.user_profile_id,
       wasMuted: r.visibility_policy === VisibilityPolicy.MUTED,

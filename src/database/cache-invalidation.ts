@@ -7,9 +7,11 @@ import { currentManager, onCommit } from './transaction';
 
 /**
  * What a per-process cache holds, by name. `ids` say which entries went stale (users for `user`,
- * realms for the realm-keyed caches); `null` means "everything" (sent after the channel was down).
+ * realms for the realm-keyed caches, channels' recipient ids for `channels`: a channel's row, its
+ * subscriptions, user topics or topics changed); `null` means "everything" (sent after the channel
+ * was down).
  */
-export type InvalidationTopic = 'user' | 'realm' | 'muted-users' | 'linkifiers' | 'realm-emoji';
+export type InvalidationTopic = 'user' | 'realm' | 'muted-users' | 'linkifiers' | 'realm-emoji' | 'channels';
 export type InvalidationHandler = (ids: readonly number[] | null) => void;
 
 /** The PostgreSQL notification channel every process LISTENs on. */

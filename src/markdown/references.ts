@@ -22,7 +22,9 @@ export function collectReferences(content: string): MarkdownReferences {
   const emojiNames = new Set<string>();
   let hasWildcardMention = false;
 
-  for (const m of content.matchAll(USER_MENTION_RE)) {
+  // Every pattern needs its sigil: most messages skip most scans.
+  const hasAt = content.includes('@');
+  for (const m of hasAt ? content.matchAll(USER_MENTION_RE) : []) {
     const text = m[1];
     if (WILDCARDS.has(text)) {
       hasWildcardMention = true;
@@ -37,15 +39,15 @@ export function collectReferences(content: string): MarkdownReferences {
       userNames.add(text);
     }
   }
-  for (const m of content.matchAll(GROUP_MENTION_RE)) groupNames.add(m[1]);
-  for (const m of content.matchAll(CHANNEL_RE)) {
+  if (hasAt) for (const m of content.matchAll(GROUP_MENTION_RE)) groupNames.add(m[1]);
+  for (const m of content.includes('#') ? content.matchAll(CHANNEL_RE) : []) {
     const text = m[1];
     channelNames.add(text);
     // #**channel>topic** and #**channel>topic@123** name the channel before ">".
     const gt = text.indexOf('>');
     if (gt > 0) channelNames.add(text.slice(0, gt));
   }
-  for (const m of content.matchAll(EMOJI_RE)) emojiNames.add(m[1]);
+  if (content.includes(':')) for (const m of content.matchAll(EMOJI_RE)) emojiNames.add(m[1]);
 
   return {
     userNames: [...userNames],

@@ -2,6 +2,7 @@ import { MessageAttachments } from './message-attachments';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { currentManager } from '../database/transaction';
 import { channelsView } from '../channels/channels.sql';
 import { usersView } from '../users/users.sql';
@@ -12,6 +13,7 @@ export class MessageDeleteRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly attachments: MessageAttachments,
+    private readonly invalidation: CacheInvalidation,
   ) {}
 
   private get em(): EntityManager {
@@ -55,6 +57,8 @@ export class MessageDeleteRepository {
               COALESCE((SELECT array_agg(DISTINCT attachment_id) FROM am), '{}') AS attachment_ids`,
       [ids],
     );
+    // A delete may leave a topic empty: the send path's ChannelSendCache forgets topics it saw.
+    if (rows[0].ids.length > 0) await this.invalidation.publishOnCommit('channels', null);
     return { ids: rows[0].ids, attachmentIds: rows[0].attachment_ids };
   }
 

@@ -10,6 +10,7 @@ import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import { currentManager } from '../database/transaction';
 import { Role } from '../common/roles';
 
@@ -83,7 +84,10 @@ const SAME_TOPIC = `upper(m.subject) = upper($3::text)`;
  */
 @Injectable()
 export class MessageEditRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly invalidation: CacheInvalidation,
+  ) {}
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
@@ -205,6 +209,10 @@ export class MessageEditRepository {
         JSON.stringify(target?.entry ?? entry),
       ],
     );
+    // A move may leave a topic empty: the send path's ChannelSendCache forgets topics it saw.
+    if (change.recipientId !== undefined || change.subject !== undefined) {
+      await this.invalidation.publishOnCommit('channels', null);
+    }
   }
 
   /** UserMessage rows of a message: user id and flags. */

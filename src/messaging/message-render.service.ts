@@ -51,15 +51,20 @@ export class MessageRenderService {
   async render(auth: AuthContext, content: string): Promise<RenderResult> {
     const refs = collectReferences(content);
     const { user, realm } = auth;
-    const candidates = await this.messages.mentionCandidates(realm.id, refs.userNames.filter(noNul), refs.userIds);
-    const users = await this.visibleTo(auth, candidates);
-    const groups = await this.userGroups.mentionableGroups(realm.id, refs.groupNames.filter(noNul));
-    const channels = await this.messages.linkableChannels(
-      realm.id,
-      user.id,
-      isGuest(user),
-      refs.channelNames.filter(noNul),
-    );
+    // Most messages refer to nothing: no call (and no await) for what they don't name.
+    const mentions = refs.userNames.length > 0 || refs.userIds.length > 0;
+    const candidates = mentions
+      ? await this.messages.mentionCandidates(realm.id, refs.userNames.filter(noNul), refs.userIds)
+      : [];
+    const users = candidates.length > 0 ? await this.visibleTo(auth, candidates) : candidates;
+    const groups =
+      refs.groupNames.length > 0
+        ? await this.userGroups.mentionableGroups(realm.id, refs.groupNames.filter(noNul))
+        : [];
+    const channels =
+      refs.channelNames.length > 0
+        ? await this.messages.linkableChannels(realm.id, user.id, isGuest(user), refs.channelNames.filter(noNul))
+        : [];
     const realmEmoji = await this.realmEmoji.forRendering(realm.id, refs.emojiNames);
     const linkifiers = (await this.linkifiers.forRendering(realm.id)).compiled;
     const rendered = renderMarkdown(content, {

@@ -5,7 +5,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Errors } from '../common/errors/zulip-error';
-import { runInTransaction, runSingleStatement } from '../database/transaction';
+import { onCommit, runInTransaction, runSingleStatement } from '../database/transaction';
+import { ChannelSendCache } from './channel-send-cache';
 import { isDbId } from '../database/ids';
 import { mutedTopicsEvent, type NewMessageEvent, userTopicEvent } from '../events/client-events';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -313,6 +314,7 @@ export class MessageSendService {
     private readonly submessages: SubmessageRepository,
     private readonly userAccess: UserAccessService,
     private readonly attachments: MessageAttachments,
+    private readonly channelCache: ChannelSendCache,
   ) {}
 
   async sendMessage(auth: AuthContext, input: SendMessageInput): Promise<SendMessageResult> {
@@ -441,7 +443,7 @@ export class MessageSendService {
     if (addressee.byName !== null) {
       const name = pyStrip(addressee.byName);
       checkChannelName(name);
-      const channel = await this.messages.channelForSendByName(realm.id, user.id, name, topic);
+      const channel = await this.channelCache.channelForSendByName(realm.id, user, name, topic);
       if (!channel) {
         const escaped = htmlEscape(name);
         throw ChannelErrors.doesNotExist(escaped);
@@ -449,7 +451,7 @@ export class MessageSendService {
       return channel;
     }
     const id = addressee.byId!;
-    const channel = isDbId(id) ? await this.messages.channelForSendById(realm.id, user.id, id, topic) : null;
+    const channel = isDbId(id) ? await this.channelCache.channelForSend(realm.id, user, id, topic) : null;
     if (!channel) {
       throw ChannelErrors.idDoesNotExist(id);
     }
@@ -520,8 +522,16 @@ export class MessageSendService {
     const policyError = topicsPolicyError(effectiveTopicsPolicy(channel.topicsPolicy, realm.topicsPolicy), topic);
     if (policyError) throw Errors.badRequest(policyError);
     const render = await this.renderer.render(auth, content);
-    const topicParticipants = await this.checkWildcardMentions(auth, channel, topic, render.rendered);
-    const groupMembers = await this.checkGroupMentions(auth, render.rendered.mentionedGroupIds, render.groups);
+    const { rendered } = render;
+    // Without wildcard or group mentions (most messages), nothing to check: no await.
+    const topicParticipants =
+      rendered.mentionsStreamWildcard || rendered.mentionsTopicWildcard
+        ? await this.checkWildcardMentions(auth, channel, topic, rendered)
+        : new Set<number>();
+    const groupMembers =
+      rendered.mentionedGroupIds.length > 0
+        ? await this.checkGroupMentions(auth, rendered.mentionedGroupIds, render.groups)
+        : new Set<number>();
     return { content, channel, topic, render, groupMembers, topicParticipants };
   }
 
@@ -602,7 +612,9 @@ export class MessageSendService {
       recipients,
       flags: recipients.map((id) => userMessageFlags(id, flagInputs)),
       mutedByIds,
-      hasAttachment: await this.hasClaimableAttachments(auth, render.rendered.linkedUploadPathIds),
+      hasAttachment:
+        render.rendered.linkedUploadPathIds.length > 0 &&
+        (await this.hasClaimableAttachments(auth, render.rendered.linkedUploadPathIds)),
       hasWidget: widgetFromContent(checked.content) !== null,
       visibilityPolicy: this.automaticVisibilityPolicy(user, channel),
       // A sender who is not subscribed may be someone a restricted guest subscriber cannot see.
@@ -632,6 +644,7 @@ export class MessageSendService {
       dateSent: plan.dateSent,
     });
     const id = await this.messages.insertMessage(message, plan.recipients, plan.flags, channel.id);
+    if (!channel.topicExists) onCommit(() => this.channelCache.topicWritten(channel));
     const submessages = await this.writeMessageExtras(auth, id, message, plan.render.rendered);
     const result: SendMessageResult = { id };
     if (plan.visibilityPolicy !== null) {

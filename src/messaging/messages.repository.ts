@@ -119,7 +119,6 @@ const CHANNEL_FOR_SEND_SELECT = `
          s.history_public_to_subscribers, s.deactivated, s.topics_policy, s.can_send_message_group,
          s.can_create_topic_group, s.can_subscribe_group, s.can_add_subscribers_group,
          sub.id IS NOT NULL AS sender_subscribed, sub.is_muted AS sender_muted,
-         coalesce(ut.sender_policy, 0) AS sender_visibility_policy,
          EXISTS (SELECT 1 FROM message m
                   WHERE m.recipient_id = s.recipient_id AND m.is_channel_message
                     AND upper(m.subject) = upper($3::text)) AS topic_exists,
@@ -128,17 +127,20 @@ const CHANNEL_FOR_SEND_SELECT = `
             WHERE um.user_profile_id = $2 AND m.recipient_id = s.recipient_id AND m.is_channel_message
               AND upper(m.subject) = upper($3::text)) END AS topic_exists_for_sender,
          coalesce(subs.ids, '{}') AS subscriber_ids,
-         coalesce(subs.channel_notify_ids, '{}') || coalesce(ut.follower_ids, '{}') AS notify_candidate_ids
+         coalesce(subs.muted, '{}') AS subscriber_muted,
+         coalesce(subs.channel_notify_ids, '{}') AS channel_notify_ids,
+         coalesce(ut.user_ids, '{}') AS topic_policy_user_ids,
+         coalesce(ut.policies, '{}') AS topic_policies
     FROM ${channelsView} s
     LEFT JOIN ${subscriptionsView} sub
       ON sub.recipient_id = s.recipient_id AND sub.user_profile_id = $2 AND sub.active
     LEFT JOIN LATERAL (
-      SELECT max(t.visibility_policy) FILTER (WHERE t.user_profile_id = $2) AS sender_policy,
-             array_agg(t.user_profile_id) FILTER (WHERE t.visibility_policy = ${VisibilityPolicy.FOLLOWED}) AS follower_ids
+      SELECT array_agg(t.user_profile_id) AS user_ids, array_agg(t.visibility_policy::int) AS policies
         FROM ${userTopicsView} t
        WHERE t.stream_id = s.id AND lower(t.topic_name) = lower($3::text)) ut ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(sub2.user_profile_id ORDER BY sub2.user_profile_id) AS ids,
+             array_agg(sub2.is_muted ORDER BY sub2.user_profile_id) AS muted,
              array_agg(sub2.user_profile_id) FILTER (
                WHERE coalesce(sub2.email_notifications, u.enable_stream_email_notifications)
                   OR coalesce(sub2.push_notifications, u.enable_stream_push_notifications)) AS channel_notify_ids
@@ -193,7 +195,7 @@ function messageRowsSql(withExtras: boolean): string {
            ORDER BY m.id`;
 }
 
-interface ChannelForSendRaw {
+export interface ChannelForSendRaw {
   id: number;
   realm_id: number;
   name: string;
@@ -209,14 +211,34 @@ interface ChannelForSendRaw {
   can_add_subscribers_group: number;
   sender_subscribed: boolean;
   sender_muted: boolean | null;
-  sender_visibility_policy: number;
   topic_exists: boolean;
   topic_exists_for_sender: boolean | null;
+  /** Active subscribers who are active users, sorted, and their is_muted in the same order. */
   subscriber_ids: number[];
-  notify_candidate_ids: number[];
+  subscriber_muted: boolean[];
+  /** Subscribers with channel email or push notifications on. */
+  channel_notify_ids: number[];
+  /** Every user's visibility policy for the topic (parallel arrays). */
+  topic_policy_user_ids: number[];
+  topic_policies: number[];
 }
 
-function toChannelForSend(r: ChannelForSendRaw): ChannelForSend {
+/** A user's visibility policy for the topic (0 when none is set), from the topic's policies. */
+export function topicPolicyOf(r: Pick<ChannelForSendRaw, 'topic_policy_user_ids' | 'topic_policies'>, userId: number) {
+  const i = r.topic_policy_user_ids.indexOf(userId);
+  return i < 0 ? 0 : r.topic_policies[i];
+}
+
+/** The topic's followers, in the order of its policies. */
+export function topicFollowers(r: Pick<ChannelForSendRaw, 'topic_policy_user_ids' | 'topic_policies'>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < r.topic_policies.length; i++) {
+    if (r.topic_policies[i] === VisibilityPolicy.FOLLOWED) out.push(r.topic_policy_user_ids[i]);
+  }
+  return out;
+}
+
+export function toChannelForSend(r: ChannelForSendRaw, senderId: number): ChannelForSend {
   return {
     ...channelAccessFields(r),
     topicsPolicy: r.topics_policy,
@@ -224,11 +246,11 @@ function toChannelForSend(r: ChannelForSendRaw): ChannelForSend {
     canCreateTopicGroup: r.can_create_topic_group,
     senderSubscribed: r.sender_subscribed,
     senderMuted: r.sender_muted,
-    senderVisibilityPolicy: r.sender_visibility_policy,
+    senderVisibilityPolicy: topicPolicyOf(r, senderId),
     topicExists: r.topic_exists,
     topicExistsForSender: r.topic_exists_for_sender,
     subscriberIds: r.subscriber_ids,
-    notifyCandidateIds: r.notify_candidate_ids,
+    notifyCandidateIds: [...r.channel_notify_ids, ...topicFollowers(r)],
   };
 }
 
@@ -245,28 +267,32 @@ export class MessagesRepository {
     return currentManager() ?? this.dataSource.manager;
   }
 
-  /** A channel by name (case-insensitive) in the realm, with everything the send path needs. */
+  /**
+   * A channel by name (case-insensitive) in the realm, with everything the send path needs (the
+   * raw row: ChannelSendCache keeps it; toChannelForSend reads it).
+   */
   async channelForSendByName(
     realmId: number,
     senderId: number,
     name: string,
     topic: string,
-  ): Promise<ChannelForSend | null> {
+  ): Promise<ChannelForSendRaw | null> {
     const rows = await namedQuery<ChannelForSendRaw>(
       this.em,
       'msg_channel_for_send_by_name',
       `${CHANNEL_FOR_SEND_SELECT} WHERE s.realm_id = $1 AND upper(s.name) = upper($4::text)`,
       [realmId, senderId, topic, name],
     );
-    return rows.length > 0 ? toChannelForSend(rows[0]) : null;
+    return rows.length > 0 ? rows[0] : null;
   }
 
+  /** A channel by id in the realm, as {@link channelForSendByName} reads it (the raw row: ChannelSendCache keeps it). */
   async channelForSendById(
     realmId: number,
     senderId: number,
     id: number,
     topic: string,
-  ): Promise<ChannelForSend | null> {
+  ): Promise<ChannelForSendRaw | null> {
     if (!isDbId(id)) return null;
     const rows = await namedQuery<ChannelForSendRaw>(
       this.em,
@@ -274,7 +300,7 @@ export class MessagesRepository {
       `${CHANNEL_FOR_SEND_SELECT} WHERE s.realm_id = $1 AND s.id = $4`,
       [realmId, senderId, topic, id],
     );
-    return rows.length > 0 ? toChannelForSend(rows[0]) : null;
+    return rows.length > 0 ? rows[0] : null;
   }
 
   /**

@@ -28,6 +28,7 @@ import { MessageFlagsRepository } from './message-flags.repository';
 import { MessageFlagsService } from './message-flags.service';
 import { MessageRenderService } from './message-render.service';
 import { MessageSendService } from './message-send.service';
+import { ChannelSendCache } from './channel-send-cache';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { MessagingStateService } from './messaging-state.service';
@@ -58,6 +59,7 @@ import { TopicDeleteService } from './topic-delete.service';
   providers: [
     ConversationPeersHandler,
     MessagesRepository,
+    ChannelSendCache,
     MessageFetchRepository,
     MessageFlagsRepository,
     ReactionsRepository,

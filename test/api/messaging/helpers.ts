@@ -4,6 +4,7 @@ import { UsersService } from '../../../src/users/users.service';
 import type { TestApp } from '../../helpers/test-app';
 
 import { call, channelId, userId } from '../../helpers/api';
+import { CacheInvalidation } from '../../../src/database/cache-invalidation';
 export {
   AARON,
   call,
@@ -95,6 +96,15 @@ export async function setChannel(t: TestApp, name: string, values: Record<string
   for (const [column, value] of Object.entries(values)) {
     await t.dataSource.query(`UPDATE stream SET "${column}" = $1 WHERE id = $2`, [value, id]);
   }
+  channelsChanged(t);
+}
+
+/**
+ * After fixture SQL on channels, subscriptions, user topics or messages: drops the send path's
+ * cached channels (ChannelSendCache), as the services' own writes do when they commit.
+ */
+export function channelsChanged(t: TestApp): void {
+  t.app.get(CacheInvalidation).publish('channels', null);
 }
 
 /** Creates active member users in the demo realm (through the users service) and returns their ids. */
@@ -121,4 +131,5 @@ export async function addSubscribers(t: TestApp, channel: string, userIds: numbe
      ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true`,
     [userIds, rows[0].recipient_id],
   );
+  channelsChanged(t);
 }

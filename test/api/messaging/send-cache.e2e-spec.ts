@@ -1,0 +1,128 @@
+import { startTestApp, TestApp } from '../../helpers/test-app';
+import {
+  call,
+  channelId,
+  expectError,
+  HAMLET,
+  IAGO,
+  OTHELLO,
+  sendChannel,
+  setChannel,
+  subscribe,
+  systemGroupId,
+  unsubscribe,
+  userId,
+} from './helpers';
+
+/**
+ * The send path keeps channels, their subscribers and the topics it saw in a per-process cache
+ * (ChannelSendCache). Every change made through the API must reach the next send at once.
+ */
+describe('POST /messages after changes to what the send path caches', () => {
+  let t: TestApp;
+  const CHANNEL = 'send cache';
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await subscribe(t, HAMLET, CHANNEL);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const recipientsOf = async (id: number) =>
+    (
+      await t.dataSource.query<Array<{ user_profile_id: number }>>(
+        `SELECT user_profile_id FROM user_message WHERE message_id = $1 ORDER BY 1`,
+        [id],
+      )
+    ).map((r) => r.user_profile_id);
+
+  /** Sends by channel id (the cached path) and by name; returns the id of the second. */
+  async function sendTwice(topic: string): Promise<number> {
+    const byId = await call(t, 'post', '/messages', HAMLET, {
+      type: 'stream',
+      to: String(await channelId(t, CHANNEL)),
+      topic,
+      content: 'by id',
+    });
+    expect(byId.status).toBe(200);
+    return sendChannel(t, HAMLET, CHANNEL, topic, 'by name');
+  }
+
+  it('a new subscriber receives the next message, one who left does not', async () => {
+    await sendTwice('members');
+    await sendTwice('members');
+    const othello = await userId(t, OTHELLO);
+    await subscribe(t, OTHELLO, CHANNEL);
+    expect(await recipientsOf(await sendTwice('members'))).toContain(othello);
+    await unsubscribe(t, OTHELLO, CHANNEL);
+    expect(await recipientsOf(await sendTwice('members'))).not.toContain(othello);
+  });
+
+  it('a topic whose messages were all deleted is new again', async () => {
+    const first = await sendTwice('short lived');
+    await setChannel(t, CHANNEL, { can_create_topic_group: await systemGroupId(t, 'role:administrators') });
+    const second = await sendTwice('short lived');
+    const ids = (
+      await t.dataSource.query<Array<{ id: number }>>(
+        `SELECT id FROM message WHERE recipient_id = (SELECT recipient_id FROM stream WHERE name = $1) AND subject = 'short lived'`,
+        [CHANNEL],
+      )
+    ).map((r) => r.id);
+    expect(ids).toEqual(expect.arrayContaining([first, second]));
+    for (const id of ids) expect((await call(t, 'delete', `/messages/${id}`, IAGO)).status).toBe(200);
+    expectError(
+      await call(t, 'post', '/messages', HAMLET, { type: 'stream', to: CHANNEL, topic: 'short lived', content: 'x' }),
+      400,
+      'You do not have permission to create new topics in this channel.',
+    );
+    await setChannel(t, CHANNEL, { can_create_topic_group: await systemGroupId(t, 'role:everyone') });
+  });
+
+  it('a topic moved away is new again, and a renamed channel is not found by its old name', async () => {
+    const id = await sendTwice('moving');
+    await setChannel(t, CHANNEL, { can_create_topic_group: await systemGroupId(t, 'role:administrators') });
+    await sendTwice('moving');
+    const moved = await call(t, 'patch', `/messages/${id}`, IAGO, {
+      topic: 'moved',
+      propagate_mode: 'change_all',
+      send_notification_to_old_thread: false,
+      send_notification_to_new_thread: false,
+    });
+    expect(moved.status).toBe(200);
+    const refused = await call(t, 'post', '/messages', HAMLET, {
+      type: 'stream',
+      to: CHANNEL,
+      topic: 'moving',
+      content: 'x',
+    });
+    expectError(refused, 400, 'You do not have permission to create new topics in this channel.');
+    await setChannel(t, CHANNEL, { can_create_topic_group: await systemGroupId(t, 'role:everyone') });
+
+    const stream = await channelId(t, CHANNEL);
+    expect((await call(t, 'patch', `/streams/${stream}`, IAGO, { new_name: 'send cache renamed' })).status).toBe(200);
+    const old = await call(t, 'post', '/messages', HAMLET, {
+      type: 'stream',
+      to: CHANNEL,
+      topic: 'moved',
+      content: 'x',
+    });
+    expect(old.status).toBe(400);
+    expect((old.body as { code: string }).code).toBe('STREAM_DOES_NOT_EXIST');
+    expect((await call(t, 'patch', `/streams/${stream}`, IAGO, { new_name: CHANNEL })).status).toBe(200);
+  });
+
+  it('an archived channel refuses messages at once', async () => {
+    await sendTwice('archive');
+    const stream = await channelId(t, CHANNEL);
+    expect((await call(t, 'delete', `/streams/${stream}`, IAGO)).status).toBe(200);
+    const res = await call(t, 'post', '/messages', HAMLET, {
+      type: 'stream',
+      to: String(stream),
+      topic: 'archive',
+      content: 'x',
+    });
+    expect(res.status).toBe(400);
+  });
+});
