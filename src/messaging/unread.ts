@@ -50,7 +50,11 @@ export function aggregateUnread(
   limitReached: boolean,
 ): UnreadMessages {
   const pms = new Map<number, number[]>();
-  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  // Keyed by channel and lower-case topic; `lower` is kept for the final sort.
+  const streams = new Map<
+    string,
+    { lower: string; bucket: { stream_id: number; topic: string; unread_message_ids: number[] } }
+  >();
   const huddles = new Map<string, number[]>();
   const mentions = new Set<number>();
   let count = 0;
@@ -60,10 +64,12 @@ export function aggregateUnread(
       const muted = isMuted(row.streamId, row.topic, muting);
       if (!muted) count++;
       const topic = topicForClient(row.topic, allowEmptyTopicName);
-      const key = `${row.streamId}\u0000${topic.toLowerCase()}`;
-      const bucket = streams.get(key) ?? { stream_id: row.streamId, topic, unread_message_ids: [] };
-      bucket.unread_message_ids.push(row.messageId);
-      streams.set(key, bucket);
+      const lower = topic.toLowerCase();
+      const key = `${row.streamId}\u0000${lower}`;
+      let entry = streams.get(key);
+      if (!entry)
+        streams.set(key, (entry = { lower, bucket: { stream_id: row.streamId, topic, unread_message_ids: [] } }));
+      entry.bucket.unread_message_ids.push(row.messageId);
       if ((row.flags & Flag.mentioned) !== 0 || (wildcard && !muted)) mentions.add(row.messageId);
       continue;
     }
@@ -86,13 +92,10 @@ export function aggregateUnread(
     pms: [...pms]
       .sort(([a], [b]) => a - b)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: [...streams]
-      .sort(([a], [b]) => {
-        const [sa, ta] = a.split('\u0000');
-        const [sb, tb] = b.split('\u0000');
-        return Number(sa) - Number(sb) || (ta < tb ? -1 : ta > tb ? 1 : 0);
-      })
-      .map(([, bucket]) => bucket),
+    // By channel id, then lower-case topic (compared without splitting the keys).
+    streams: [...streams.values()]
+      .sort((a, b) => a.bucket.stream_id - b.bucket.stream_id || (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0))
+      .map((e) => e.bucket),
     huddles: [...huddles]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),

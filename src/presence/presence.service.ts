@@ -14,7 +14,6 @@ import { UsersService } from '../users/users.service';
 import { PresenceErrors } from './presence.errors';
 import type { Realm } from '../realm/realm.entity';
 import { RealmService } from '../realm/realm.service';
-import type { UserSettings } from '../realm/user-settings';
 import { apiEmail } from '../users/user-format';
 import type { UserProfile } from '../users/user.entity';
 import {
@@ -353,8 +352,5 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
 }
 
 function emailOf(userId: number, deliveryEmail: string, visibility: number, host: string): string {
-  return apiEmail(
-    { id: userId, deliveryEmail, settings: { email_address_visibility: visibility } as UserSettings },
-    host,
-  );
+  return apiEmail({ id: userId, deliveryEmail, settings: { email_address_visibility: visibility } }, host);
 }

@@ -121,20 +121,23 @@ export class GroupMembershipRepository {
     const out = new Map<number, { members: number[]; subgroups: number[] }>();
     for (const id of groupIds) out.set(id, { members: [], subgroups: [] });
     if (groupIds.length === 0) return out;
-    const members = await this.em.query<Array<{ g: number; u: number }>>(
-      `SELECT m.user_group_id AS g, m.user_profile_id AS u
-         FROM user_group_membership m JOIN user_profile p ON p.id = m.user_profile_id
-        WHERE m.user_group_id = ANY($1) AND p.is_active
-        ORDER BY m.user_profile_id`,
+    // One row per group with its lists as JSON (parsed by the driver in one go): the realm-wide
+    // groups (role:members) hold every user, and a row per membership costs an object each.
+    const rows = await this.em.query<Array<{ g: number; u: number[] | null; s: number[] | null }>>(
+      `SELECT g.id AS g,
+              (SELECT json_agg(m.user_profile_id ORDER BY m.user_profile_id)
+                 FROM user_group_membership m JOIN user_profile p ON p.id = m.user_profile_id
+                WHERE m.user_group_id = g.id AND p.is_active) AS u,
+              (SELECT json_agg(gg.subgroup_id ORDER BY gg.subgroup_id)
+                 FROM group_group_membership gg WHERE gg.supergroup_id = g.id) AS s
+         FROM unnest($1::int[]) AS g(id)`,
       [groupIds],
     );
-    for (const r of members) out.get(r.g)!.members.push(r.u);
-    const subs = await this.em.query<Array<{ g: number; s: number }>>(
-      `SELECT supergroup_id AS g, subgroup_id AS s FROM group_group_membership
-        WHERE supergroup_id = ANY($1) ORDER BY subgroup_id`,
-      [groupIds],
-    );
-    for (const r of subs) out.get(r.g)!.subgroups.push(r.s);
+    for (const r of rows) {
+      const entry = out.get(r.g)!;
+      if (r.u) entry.members = r.u;
+      if (r.s) entry.subgroups = r.s;
+    }
     return out;
   }
 

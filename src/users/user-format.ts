@@ -8,8 +8,18 @@ export function isoFormat(date: Date): string {
   return `${iso.slice(0, 19)}.${iso.slice(20, 23)}000+00:00`;
 }
 
+/** md5 hex digests of gravatar emails: a pure function, memoised for realm-wide user lists (bounded). */
+const gravatarHashes = new Map<string, string>();
+const GRAVATAR_MEMO_LIMIT = 50_000;
+
 function gravatarUrl(email: string, version: number): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  const key = email.trim().toLowerCase();
+  let hash = gravatarHashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('md5').update(key).digest('hex');
+    if (gravatarHashes.size >= GRAVATAR_MEMO_LIMIT) gravatarHashes.clear();
+    gravatarHashes.set(key, hash);
+  }
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`;
 }
 
@@ -56,7 +66,10 @@ export function canSeeDeliveryEmail(viewerRole: number, visibility: number): boo
 }
 
 /** The API `email`: the real address when visible to everyone, else `user<id>@<realm host>`. */
-export function apiEmail(user: Pick<UserProfile, 'id' | 'deliveryEmail' | 'settings'>, realmHost: string): string {
+export function apiEmail(
+  user: { id: number; deliveryEmail: string; settings: { email_address_visibility: number } },
+  realmHost: string,
+): string {
   return visibleEmail(user, user.settings.email_address_visibility, realmHost);
 }
 
@@ -67,8 +80,27 @@ export interface UserDictOptions {
   profileData?: Record<string, { value: string; rendered_value?: string | null }>;
 }
 
+/**
+ * What a user dict is made of: a UserProfile, or a lean row of the same fields
+ * (UsersRepository.listDictRowsInRealm) whose `dateJoined` is already the isoFormat text.
+ */
+export type UserDictSource = Pick<
+  UserProfile,
+  | 'id'
+  | 'deliveryEmail'
+  | 'fullName'
+  | 'role'
+  | 'isActive'
+  | 'isBot'
+  | 'botType'
+  | 'botOwnerId'
+  | 'timezone'
+  | 'avatarSource'
+  | 'avatarVersion'
+> & { dateJoined: Date | string; settings: { email_address_visibility: number } };
+
 /** Zulip's user dict (zerver/lib/users.py format_user_row). */
-export function userDict(user: UserProfile, opts: UserDictOptions): Record<string, unknown> {
+export function userDict(user: UserDictSource, opts: UserDictOptions): Record<string, unknown> {
   const visible =
     user.id === opts.viewer.id || canSeeDeliveryEmail(opts.viewer.role, user.settings.email_address_visibility);
   const dict: Record<string, unknown> = {
@@ -82,7 +114,7 @@ export function userDict(user: UserProfile, opts: UserDictOptions): Record<strin
     full_name: user.fullName,
     timezone: user.timezone,
     is_active: user.isActive,
-    date_joined: isoFormat(user.dateJoined),
+    date_joined: typeof user.dateJoined === 'string' ? user.dateJoined : isoFormat(user.dateJoined),
     delivery_email: visible ? user.deliveryEmail : null,
     role: user.role,
     avatar_url:

@@ -6,6 +6,7 @@ import { currentManager } from '../database/transaction';
 import { forgetPrincipals } from './principal-memo';
 import { UserGroup, UserGroupMembership } from '../realm/user-group.entity';
 import { UserProfile } from './user.entity';
+import type { UserDictSource } from './user-format';
 
 @Injectable()
 export class UsersRepository {
@@ -51,6 +52,27 @@ export class UsersRepository {
       where: ids ? { realmId, id: In(dbIds(ids)) } : { realmId },
       order: { id: 'ASC' },
     });
+  }
+
+  /**
+   * The fields of a user dict for every user of the realm (or `ids`), by id, as plain rows: a
+   * realm of 10,000 users (POST /register, GET /users) would otherwise hydrate 10,000 entities of
+   * ~90 columns. `dateJoined` comes formatted as isoFormat does (milliseconds, truncated, UTC).
+   */
+  async listDictRowsInRealm(realmId: number, ids?: number[]): Promise<UserDictSource[]> {
+    const rows = await this.em.query<Array<UserDictSource & { emailVisibility: number }>>(
+      `SELECT id, delivery_email AS "deliveryEmail", full_name AS "fullName", role, is_active AS "isActive",
+              is_bot AS "isBot", bot_type AS "botType", bot_owner_id AS "botOwnerId", timezone,
+              avatar_source AS "avatarSource", avatar_version AS "avatarVersion",
+              email_address_visibility AS "emailVisibility",
+              to_char(date_joined AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"000+00:00"') AS "dateJoined"
+         FROM user_profile
+        WHERE realm_id = $1 AND ($2::int[] IS NULL OR id = ANY($2::int[]))
+        ORDER BY id`,
+      [realmId, ids ? dbIds(ids) : null],
+    );
+    for (const r of rows) (r as UserDictSource).settings = { email_address_visibility: r.emailVisibility };
+    return rows;
   }
 
   async insert(values: Partial<UserProfile>): Promise<number> {

@@ -221,7 +221,7 @@ export class UsersService {
       userListIncomplete?: boolean;
     },
   ): Promise<Record<string, unknown>[]> {
-    const rows = await this.users.listInRealm(realm.id, opts.userIds);
+    const rows = await this.users.listDictRowsInRealm(realm.id, opts.userIds);
     if (opts.userIds) {
       const found = new Set(rows.map((r) => r.id));
       for (const id of opts.userIds) if (!found.has(id)) throw UserErrors.invalidId(id);

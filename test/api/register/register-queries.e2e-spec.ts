@@ -8,6 +8,21 @@ import { startTestApp, TestApp } from '../../helpers/test-app';
 import { HAMLET, IAGO, ok, register } from './helpers';
 
 const FULL = { include_subscribers: 'true', client_gravatar: false, apply_markdown: true };
+/** What zulip-flutter sends (README.md of src/register): everything, slim presence, its capabilities. */
+const FLUTTER = {
+  apply_markdown: true,
+  slim_presence: true,
+  client_gravatar: false,
+  client_capabilities: {
+    notification_settings_null: true,
+    bulk_message_deletion: true,
+    user_avatar_url_field_optional: false,
+    stream_typing_notifications: true,
+    user_settings_object: true,
+    include_deactivated_groups: true,
+    empty_topic_name: true,
+  },
+};
 
 describe('POST /register query count', () => {
   let t: TestApp;
@@ -68,6 +83,29 @@ describe('POST /register query count', () => {
       await ok(t, 'post', '/user_groups/create', IAGO, { name: `crowd group ${i}`, description: '', members: [] });
     }
     expect(await countFor(HAMLET)).toBe(before);
+  });
+
+  it("does not grow when the user's own channels, their subscribers and groups grow (issue 15, item 7)", async () => {
+    await createUser('grower@zulip.com');
+    const before = [await countFor('grower@zulip.com'), await countFor('grower@zulip.com', FLUTTER)];
+    const peers = Array.from({ length: 20 }, (_, i) => `growerpeer${i}@zulip.com`);
+    const ids: number[] = [];
+    for (const email of peers) {
+      const body = await ok(t, 'post', '/users', IAGO, {
+        email,
+        password: 'a-long-password',
+        full_name: email.split('@')[0],
+      });
+      ids.push(body.user_id as number);
+    }
+    // 20 channels the registering user shares with the 20 new users (subscriber lists, peers).
+    await ok(t, 'post', '/users/me/subscriptions', 'grower@zulip.com', {
+      subscriptions: Array.from({ length: 20 }, (_, i) => ({ name: `grower channel ${i}` })),
+      principals: ['grower@zulip.com', ...peers],
+    });
+    await ok(t, 'post', '/user_groups/create', IAGO, { name: 'grower peers', description: '', members: ids });
+    const after = [await countFor('grower@zulip.com'), await countFor('grower@zulip.com', FLUTTER)];
+    expect(after).toEqual(before);
   });
 
   it('is the same for an administrator (all bots, all channels) and for a guest', async () => {
