@@ -39,9 +39,19 @@ let queues: Queue[] = [];
 let arrivals: Array<bigint | null> = [];
 let onArrival: (() => void) | null = null;
 let pollErrors = 0;
+/** Why polls failed: error codes (ECONNRESET, …) and HTTP statuses, for the report. */
+let failureKinds: Record<string, number> = {};
+const fail = (kind: string) => {
+  pollErrors++;
+  failureKinds[kind] = (failureKinds[kind] ?? 0) + 1;
+};
 
-function poll(q: Queue, i: number): Promise<void> {
+/** Polls retried after their reused keep-alive connection was reset (see poll). */
+let retries = 0;
+
+function poll(q: Queue, i: number, retried = false): Promise<void> {
   return new Promise((resolveWritten) => {
+    let responded = false;
     const req = http.request(
       {
         host: '127.0.0.1',
@@ -52,6 +62,7 @@ function poll(q: Queue, i: number): Promise<void> {
         headers: { authorization: q.auth },
       },
       (res) => {
+        responded = true;
         arrivals[i] = process.hrtime.bigint();
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -59,24 +70,50 @@ function poll(q: Queue, i: number): Promise<void> {
           try {
             const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events?: Array<{ id: number }> };
             for (const e of body.events ?? []) q.lastEventId = Math.max(q.lastEventId, e.id);
-            if (res.statusCode !== 200) pollErrors++;
+            if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`);
           } catch {
-            pollErrors++;
+            fail(`HTTP ${res.statusCode} (not JSON)`);
           }
           onArrival?.();
         });
       },
     );
-    req.on('error', () => {
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed (idle) just as the poll went out on it: like a
+      // browser, retry such an idempotent request once on a new connection.
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !responded && !retried) {
+        retries++;
+        void poll(q, i, true).then(() => resolveWritten());
+        return;
+      }
       // A poll that failed (connection refused or reset) still counts as answered, and as written.
       resolveWritten();
-      pollErrors++;
+      fail(`${err.code ?? err.message}${req.reusedSocket ? ' (reused connection)' : ''}`);
       arrivals[i] = process.hrtime.bigint();
       onArrival?.();
     });
     req.on('finish', () => resolveWritten());
     req.end();
   });
+}
+
+/**
+ * Waits until the server's `zulip_event_long_polls_parked` gauge (GET /metrics, served in
+ * development mode) reaches `n()` (the polls not answered yet) or the timeout passes; returns the
+ * last value read (-1: no gauge).
+ */
+async function waitUntilParked(n: () => number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let parked = -1;
+  while (Date.now() < deadline) {
+    const r = await request(agent, port, 'GET', '/metrics', null);
+    const m = /^zulip_event_long_polls_parked (\d+)/m.exec(typeof r.body.raw === 'string' ? r.body.raw : '');
+    if (!m) return -1; // no metrics here: fall back to the caller's pause
+    parked = Number(m[1]);
+    if (parked >= n()) break;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  return parked;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -119,8 +156,15 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
     case 'park': {
       arrivals = queues.map(() => null);
       pollErrors = 0;
+      failureKinds = {};
+      retries = 0;
+      const started = Date.now();
       await Promise.all(queues.map((q, i) => poll(q, i)));
-      return { parked: queues.length };
+      const writtenSeconds = (Date.now() - started) / 1000;
+      // Written is not parked: the server may still be reading them. Wait for its gauge.
+      const unanswered = () => arrivals.reduce((k, a) => (a === null ? k + 1 : k), 0);
+      const serverParked = await waitUntilParked(unanswered, 600_000);
+      return { parked: queues.length, serverParked, writtenSeconds, parkedSeconds: (Date.now() - started) / 1000 };
     }
     case 'send': {
       const expected = queues.length;
@@ -152,6 +196,8 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
         expected,
         timedOut: outcome === 'timeout',
         errors: pollErrors,
+        failureKinds,
+        retries,
         p50ms: percentile(latencies, 50),
         p99ms: percentile(latencies, 99),
         maxMs: latencies[latencies.length - 1] ?? 0,

@@ -387,7 +387,9 @@ async function eventsWorkload(
     let errors = 0;
     let expected = 0;
     for (let r = 0; r < rounds + 1; r++) {
-      await client.call({ cmd: 'park' });
+      const park = await client.call({ cmd: 'park' });
+      if (park.serverParked !== undefined && park.serverParked !== n)
+        log(`  round ${r}: ${Number(park.serverParked)} of ${n} polls parked`);
       await new Promise((res) => setTimeout(res, 1000 + n / 5));
       await product.probe('eld-reset');
       const cpu0 = cpuSeconds(product.child.pid);
@@ -396,7 +398,15 @@ async function eventsWorkload(
         sender: { email: env.data.hamlet.email, key: env.data.hamlet.key },
         channel: channel.name,
         topic: `events ${r}`,
-      })) as { latencies: number[]; sendMs: number; errors: number; expected: number; timedOut: boolean };
+      })) as {
+        latencies: number[];
+        sendMs: number;
+        errors: number;
+        failureKinds?: Record<string, number>;
+        retries?: number;
+        expected: number;
+        timedOut: boolean;
+      };
       const cpu1 = cpuSeconds(product.child.pid);
       const eld = await product.probe('eld');
       if (r === 0) continue; // the first round warms up code paths and caches
@@ -404,7 +414,11 @@ async function eventsWorkload(
       expected += out.expected;
       errors += out.errors + (out.timedOut ? 1 : 0);
       if (out.errors > 0 || out.timedOut)
-        log(`  round ${r}: ${out.errors} failed polls${out.timedOut ? ', timed out' : ''}`);
+        log(
+          `  round ${r}: ${out.errors} failed polls ${JSON.stringify(out.failureKinds ?? {})}` +
+            `${out.timedOut ? ', timed out' : ''}`,
+        );
+      if (out.retries) log(`  round ${r}: ${out.retries} polls retried (reset reused keep-alive connection)`);
       sendMs.push(out.sendMs);
       cpu += cpu1 - cpu0;
       eventLoopMax = Math.max(eventLoopMax, eld.maxMs);

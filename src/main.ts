@@ -65,13 +65,21 @@ async function migrateDatabase(config: AppConfig, db: ResolvedDatabase, step: St
   step(applied.length > 0 ? `migrations: applied ${applied.join(', ')}` : 'migrations: schema up to date');
 }
 
+/**
+ * Connections the kernel queues for accept() (Linux caps it at net.core.somaxconn). Node's default
+ * is 511: when thousands of long-poll clients connect at once (a restart, a network blip), the
+ * queue overflows while the event loop is busy, the kernel drops their SYNs and, past the SYN
+ * queue, answers with SYN cookies that fail and reset connections when the ACK waits too long.
+ */
+const LISTEN_BACKLOG = 8192;
+
 /** The HTTP server and the metrics listener. */
 async function listen(app: INestApplication, config: AppConfig, step: Step): Promise<void> {
   // The HTTP server itself (the app is initialised), so that a listen error is ours to explain.
   const server = app.getHttpServer() as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(explainListenError(err, config.host, config.port) ?? err));
-    server.listen(config.port, config.host, () => resolve());
+    server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   const port = (server.address() as { port: number } | null)?.port ?? config.port;
   const listener = app.get(MetricsListener);

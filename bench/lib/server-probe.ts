@@ -36,7 +36,13 @@ if (process.send) {
       case 'mem': {
         if (msg.cmd === 'gc') collect();
         const m = process.memoryUsage();
-        reply = { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers };
+        reply = {
+          rss: m.rss,
+          heapUsed: m.heapUsed,
+          heapTotal: m.heapTotal,
+          external: m.external,
+          arrayBuffers: m.arrayBuffers,
+        };
         break;
       }
     }

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { EventQueue, MAX_QUEUES_PER_USER, QueueOptions } from './event-queue';
+import { shareQueueOptions } from './queue-options';
+
+const NONE: readonly EventQueue[] = Object.freeze([]);
 
 /**
  * The per-process registry of event queues, indexed by queue id and by user. Queues with no
@@ -7,7 +10,12 @@ import { EventQueue, MAX_QUEUES_PER_USER, QueueOptions } from './event-queue';
  */
 export class EventQueueRegistry {
   private readonly queues = new Map<string, EventQueue>();
-  private readonly byUser = new Map<number, Set<EventQueue>>();
+  /**
+   * A user's queues, oldest first. The arrays are never changed in place (a new one replaces
+   * the old), so an iteration in progress is never disturbed, and each has exactly its length
+   * (one queue: an array of one, far smaller than a Set).
+   */
+  private readonly byUser = new Map<number, readonly EventQueue[]>();
   private readonly instance = randomBytes(4).toString('hex');
   private counter = 0;
 
@@ -15,17 +23,15 @@ export class EventQueueRegistry {
 
   /** A new queue; past the per-user cap the user's oldest queues are removed. */
   allocate(options: QueueOptions): EventQueue {
-    const id = `${Math.floor(Date.now() / 1000)}:${this.instance}${++this.counter}`;
-    const queue = new EventQueue(id, options);
+    // join() makes one flat string (a template literal makes a chain of concatenations).
+    const id = [Math.floor(Date.now() / 1000), ':', this.instance, ++this.counter].join('');
+    const queue = new EventQueue(id, shareQueueOptions(options));
     this.queues.set(id, queue);
-    let set = this.byUser.get(options.userId);
-    if (!set) this.byUser.set(options.userId, (set = new Set()));
-    set.add(queue);
-    // A Set iterates in insertion order: the first queues are the oldest.
-    for (const old of set) {
-      if (set.size <= this.maxQueuesPerUser) break;
-      this.delete(old.id);
-    }
+    const userId = queue.options.userId;
+    const before = this.byUser.get(userId);
+    const mine = before ? before.concat(queue) : [queue];
+    this.byUser.set(userId, mine);
+    for (const old of mine.slice(0, Math.max(0, mine.length - this.maxQueuesPerUser))) this.delete(old.id);
     return queue;
   }
 
@@ -38,14 +44,16 @@ export class EventQueueRegistry {
     if (!queue) return false;
     queue.close();
     this.queues.delete(id);
-    const set = this.byUser.get(queue.options.userId);
-    set?.delete(queue);
-    if (set && set.size === 0) this.byUser.delete(queue.options.userId);
+    const userId = queue.options.userId;
+    const mine = this.byUser.get(userId) ?? NONE;
+    const at = mine.indexOf(queue);
+    if (mine.length === 1 && at === 0) this.byUser.delete(userId);
+    else if (at >= 0) this.byUser.set(userId, mine.slice(0, at).concat(mine.slice(at + 1)));
     return true;
   }
 
   queuesOfUser(userId: number): Iterable<EventQueue> {
-    return this.byUser.get(userId) ?? [];
+    return this.byUser.get(userId) ?? NONE;
   }
 
   get size(): number {

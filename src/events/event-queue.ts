@@ -40,23 +40,50 @@ export const MAX_QUEUE_EVENTS = 10_000;
  */
 export const MAX_QUEUES_PER_USER = 50;
 
+/** The events of every empty queue (never written: push replaces it with an array of its own). */
+const NO_EVENTS: QueuedEvent[] = Object.freeze([]) as unknown as QueuedEvent[];
+
+/**
+ * Times are kept relative to this process's start, as small integers: a number field holding
+ * Date.now() (or any number V8 does not store as an integer) points at a separate heap number in
+ * every queue.
+ */
+const ACTIVITY_EPOCH = Date.now();
+
+/** `ms` relative to ACTIVITY_EPOCH; `| 0` makes it a V8 small integer (for the first 12 days). */
+function toActivity(ms: number): number {
+  const relative = ms - ACTIVITY_EPOCH;
+  return relative >= -0x3fffffff && relative <= 0x3fffffff ? relative | 0 : relative;
+}
+
 /**
  * A client's event queue (zerver/tornado/event_queue.py EventQueue + ClientDescriptor):
  * events get increasing ids; the client acknowledges with last_event_id, which prunes; one
  * long-poll may wait on it at a time.
  */
 export class EventQueue {
-  private events: QueuedEvent[] = [];
+  /** NO_EVENTS while empty: an idle queue holds no array of its own. */
+  private events: QueuedEvent[] = NO_EVENTS;
   private nextEventId = 0;
   /** Highest id pruned (acknowledged or dropped); null until something is pruned. */
   newestPrunedId: number | null = null;
   private waiter: Waiter | undefined;
-  lastActivity = Date.now();
+  /** lastActivity − ACTIVITY_EPOCH (see {@link toActivity}). */
+  private activity = toActivity(Date.now());
 
   constructor(
     readonly id: string,
     readonly options: QueueOptions,
   ) {}
+
+  /** When the queue was last polled or a poll on it ended (ms since the Unix epoch). */
+  get lastActivity(): number {
+    return this.activity + ACTIVITY_EPOCH;
+  }
+
+  set lastActivity(ms: number) {
+    this.activity = toActivity(ms);
+  }
 
   wants(type: string): boolean {
     if (type === 'heartbeat') return true;
@@ -73,6 +100,7 @@ export class EventQueue {
 
   push(event: Omit<QueuedEvent, 'id'>): void {
     const queued = { ...event, id: this.nextEventId++ } as QueuedEvent;
+    if (this.events === NO_EVENTS) this.events = [];
     this.events.push(queued);
     if (this.events.length > MAX_QUEUE_EVENTS) {
       const dropped = this.events.splice(0, this.events.length - MAX_QUEUE_EVENTS);
@@ -87,7 +115,9 @@ export class EventQueue {
     while (n < this.events.length && this.events[n].id <= lastEventId) n++;
     if (n > 0) {
       this.newestPrunedId = this.events[n - 1].id;
-      this.events.splice(0, n);
+      // Everything acknowledged (the usual case): drop the array, an idle queue holds none.
+      if (n === this.events.length) this.events = NO_EVENTS;
+      else this.events.splice(0, n);
     }
   }
 
@@ -137,6 +167,6 @@ export class EventQueue {
 
   close(): void {
     this.finishWaiter([]);
-    this.events = [];
+    this.events = NO_EVENTS;
   }
 }

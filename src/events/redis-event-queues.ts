@@ -5,11 +5,13 @@ import { MAX_QUEUE_EVENTS, MAX_QUEUES_PER_USER, QueuedEvent, QueueOptions } from
 import type { QueueCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueErrors } from './event.errors';
+import { decodeQueueOptions, encodeQueueOptions, shareQueueOptions } from './queue-options';
 
 /**
  * Event queues in Redis, shared by every instance:
- * - `<p>:q:<id>`   hash: user, realm, opts (JSON), next (next event id), pruned (newest pruned id),
- *                  created (ms)
+ * - `<p>:q:<id>`   hash: user, realm, opts (compact JSON, see encodeQueueOptions; small enough for
+ *                  Redis's compact hash encoding), next (next event id), pruned (newest pruned
+ *                  id), created (ms)
  * - `<p>:e:<id>`   stream: one entry per event, entry id `<event id + 1>-0`, field `e` = JSON
  * - `<p>:u:<user>` set of the user's queue ids (the per-user index used by delivery)
  * - `<p>:idle`     sorted set queue id → last activity (ms): the last poll or its end; while a
@@ -130,14 +132,15 @@ export class RedisEventQueues implements EventQueueBackend {
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
     await this.ready;
-    const id = `${Math.floor(Date.now() / 1000)}:${randomBytes(8).toString('hex')}`;
+    // join() makes one flat string (a template literal makes a chain of concatenations).
+    const id = [Math.floor(Date.now() / 1000), ':', randomBytes(8).toString('hex')].join('');
     const now = Date.now();
     const results = await this.redis
       .multi()
       .hset(this.q(id), {
         user: String(options.userId),
         realm: String(options.realmId),
-        opts: JSON.stringify(options),
+        opts: encodeQueueOptions(options),
         next: '0',
         created: String(now),
       })
@@ -145,7 +148,7 @@ export class RedisEventQueues implements EventQueueBackend {
       .zadd(this.idle(), now, id)
       .scard(this.u(options.userId))
       .exec();
-    this.infoCache.set(id, { id, options });
+    this.infoCache.set(id, { id, options: shareQueueOptions(options) });
     const count = Number(results?.[3]?.[1] ?? 0);
     if (count > this.maxQueuesPerUser) await this.evictOldest(options.userId, id);
     return { id, lastEventId: -1 };
@@ -166,11 +169,11 @@ export class RedisEventQueues implements EventQueueBackend {
     const missing = queueIds.filter((id) => !this.infoCache.has(id));
     if (missing.length > 0) {
       const pipe = this.redis.pipeline();
-      for (const id of missing) pipe.hget(this.q(id), 'opts');
+      for (const id of missing) pipe.hmget(this.q(id), 'opts', 'user', 'realm');
       const results = (await pipe.exec()) ?? [];
       missing.forEach((id, i) => {
-        const opts = results[i]?.[1] as string | null;
-        if (opts) this.infoCache.set(id, { id, options: JSON.parse(opts) as QueueOptions });
+        const [opts, user, realm] = (results[i]?.[1] as Array<string | null> | undefined) ?? [];
+        if (opts) this.infoCache.set(id, { id, options: decodeQueueOptions(opts, Number(user), Number(realm)) });
       });
     }
     return queueIds.map((id) => this.infoCache.get(id)).filter((x): x is QueueInfo => x !== undefined);
