@@ -1,4 +1,4 @@
-import type { QueuedEvent, QueueOptions } from './event-queue';
+import type { PollAnswer, QueuedEvent, QueueOptions } from './event-queue';
 
 /**
  * An event as the queues store it: any JSON object with a `type`. The queues do not care about
@@ -30,7 +30,9 @@ export interface EventQueueBackend {
    * GET /events: acknowledge through `lastEventId` (Zulip's prune rules and errors), then return
    * pending events, or long-poll until one arrives (a heartbeat after `heartbeatMs`). `onClose`
    * is called exactly when the poll parks (callers rely on that to tell a parked poll from one
-   * answered at once); its callback ends the parked poll.
+   * answered at once); its callback ends the parked poll. With `answer`, a parked poll is answered
+   * by calling it (once, with the events or with none) and the promise resolves with null at once:
+   * the caller writes the response without a promise chain per woken poll.
    */
   getEvents(
     userId: number,
@@ -39,7 +41,8 @@ export interface EventQueueBackend {
     dontBlock: boolean,
     heartbeatMs: number,
     onClose: (cb: () => void) => void,
-  ): Promise<QueuedEvent[]>;
+    answer?: PollAnswer,
+  ): Promise<QueuedEvent[] | null>;
   deleteQueue(userId: number, queueId: string): Promise<void>;
   /** Removes queues with no connected poll and no activity for `idleMs`; returns how many. */
   collectGarbage(idleMs: number): Promise<number>;

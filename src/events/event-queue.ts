@@ -24,9 +24,12 @@ export interface PollResult {
   events: QueuedEvent[];
 }
 
-/** A pending long-poll: resolved with events, or with nothing when it is replaced. */
+/** How a parked long-poll is answered: with events, or with nothing when it is replaced. */
+export type PollAnswer = (events: QueuedEvent[]) => void;
+
+/** A pending long-poll. */
 interface Waiter {
-  resolve: (events: QueuedEvent[]) => void;
+  answer: PollAnswer;
   timer: NodeJS.Timeout;
 }
 
@@ -98,7 +101,11 @@ export class EventQueue {
     return this.nextEventId - 1;
   }
 
-  push(event: Omit<QueuedEvent, 'id'>): void {
+  /**
+   * Adds an event. `wake` false leaves a parked poll parked: the caller answers it later through
+   * {@link wake} (delivery to many queues answers their polls over several turns of the loop).
+   */
+  push(event: Omit<QueuedEvent, 'id'>, wake = true): void {
     const queued = { ...event, id: this.nextEventId++ } as QueuedEvent;
     if (this.events === NO_EVENTS) this.events = [];
     this.events.push(queued);
@@ -106,7 +113,7 @@ export class EventQueue {
       const dropped = this.events.splice(0, this.events.length - MAX_QUEUE_EVENTS);
       this.newestPrunedId = dropped[dropped.length - 1].id;
     }
-    this.wake();
+    if (wake) this.wake();
   }
 
   /** Drops events the client has acknowledged (id ≤ lastEventId). */
@@ -130,24 +137,28 @@ export class EventQueue {
    * older one (which then answers with no events). `cancel` ends this poll only, if still parked.
    */
   wait(heartbeatMs: number): { promise: Promise<QueuedEvent[]>; cancel: () => void } {
+    let cancel!: () => void;
+    const promise = new Promise<QueuedEvent[]>((resolve) => {
+      cancel = this.park(heartbeatMs, resolve);
+    });
+    return { promise, cancel };
+  }
+
+  /** {@link wait} with a callback instead of a promise: `answer` is called once; returns `cancel`. */
+  park(heartbeatMs: number, answer: PollAnswer): () => void {
     this.finishWaiter([]);
     this.lastActivity = Date.now();
-    let waiter: Waiter | undefined;
-    const promise = new Promise<QueuedEvent[]>((resolve) => {
-      const timer = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatMs);
-      timer.unref?.();
-      waiter = { resolve, timer };
-      this.waiter = waiter;
-    });
-    return {
-      promise,
-      cancel: () => {
-        if (this.waiter === waiter) this.finishWaiter([]);
-      },
+    const timer = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatMs);
+    timer.unref?.();
+    const waiter: Waiter = { answer, timer };
+    this.waiter = waiter;
+    return () => {
+      if (this.waiter === waiter) this.finishWaiter([]);
     };
   }
 
-  private wake(): void {
+  /** Answers the parked poll, if any, with the pending events, if any. */
+  wake(): void {
     if (this.waiter && this.events.length > 0) this.finishWaiter(this.pending());
   }
 
@@ -157,7 +168,7 @@ export class EventQueue {
     this.waiter = undefined;
     clearTimeout(w.timer);
     this.lastActivity = Date.now();
-    w.resolve(events);
+    w.answer(events);
   }
 
   /** Answers a parked long-poll now, with no events (shutdown). */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { onCommit } from '../database/transaction';
-import { QueuedEvent, QueueOptions } from './event-queue';
+import { PollAnswer, QueuedEvent, QueueOptions } from './event-queue';
 import type { ClientEvent, ClientEventType } from './client-events';
 import type { EventQueueBackend, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { InMemoryEventQueues } from './in-memory-event-queues';
@@ -116,16 +116,20 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
     return this.config.heartbeatMinMs + Math.floor(Math.random() * (this.config.heartbeatJitterMs + 1));
   }
 
-  /** GET /events: acknowledge through lastEventId, then return pending events or long-poll. */
+  /**
+   * GET /events: acknowledge through lastEventId, then return pending events or long-poll (with
+   * `answer`: a parked poll resolves with null and is answered through `answer`).
+   */
   getEvents(
     userId: number,
     queueId: string,
     lastEventId: number,
     dontBlock: boolean,
     onClose: (cb: () => void) => void,
-  ): Promise<QueuedEvent[]> {
+    answer?: PollAnswer,
+  ): Promise<QueuedEvent[] | null> {
     const noWait = dontBlock || this.draining;
-    return this.backend.getEvents(userId, queueId, lastEventId, noWait, this.heartbeatMs(), onClose);
+    return this.backend.getEvents(userId, queueId, lastEventId, noWait, this.heartbeatMs(), onClose, answer);
   }
 
   /** Shutdown: answers the parked long-polls now (clients poll again elsewhere) and parks no more. */

@@ -1,13 +1,15 @@
-import { EventQueue, QueuedEvent, QueueOptions } from './event-queue';
+import { EventQueue, PollAnswer, QueuedEvent, QueueOptions } from './event-queue';
 import type { QueueCustomizer, EventQueueBackend, EventQueueStats, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueRegistry } from './event-queue.registry';
 import { EventQueueErrors } from './event.errors';
+import { PollWaker } from './poll-waker';
 
 /** Event queues in this process (the default when REDIS_URL is not set). */
 export class InMemoryEventQueues implements EventQueueBackend {
   readonly registry: EventQueueRegistry;
   private delivered = 0;
+  private readonly waker = new PollWaker();
 
   constructor(opts: { maxQueuesPerUser?: number } = {}) {
     this.registry = new EventQueueRegistry(opts.maxQueuesPerUser);
@@ -22,18 +24,25 @@ export class InMemoryEventQueues implements EventQueueBackend {
     this.deliverNow(realmId, event, userIds, customize);
   }
 
-  /** Synchronous delivery (events reach queues before this returns). */
+  /**
+   * Synchronous delivery: events reach queues before this returns (a poll arriving next reads
+   * them). The long-polls parked on those queues are answered from the next turn of the loop on,
+   * a slice of them per turn (PollWaker).
+   */
   deliverNow(realmId: number, event: ZulipEvent, userIds: Iterable<number>, customize?: QueueCustomizer): void {
+    const woken: EventQueue[] = [];
     for (const userId of new Set(userIds)) {
       for (const queue of this.registry.queuesOfUser(userId)) {
         if (queue.options.realmId !== realmId || !queue.wants(event.type)) continue;
         const queued = customize ? customize(queue, userId) : event;
         if (queueAcceptsEvent(queue.options, queued)) {
-          queue.push(queued);
+          queue.push(queued, false);
+          if (queue.connected) woken.push(queue);
           this.delivered++;
         }
       }
     }
+    this.waker.wakeLater(woken);
   }
 
   private queueFor(userId: number, queueId: string): EventQueue {
@@ -52,7 +61,8 @@ export class InMemoryEventQueues implements EventQueueBackend {
     dontBlock: boolean,
     heartbeatMs: number,
     onClose: (cb: () => void) => void,
-  ): Promise<QueuedEvent[]> {
+    answer?: PollAnswer,
+  ): Promise<QueuedEvent[] | null> {
     const queue = this.queueFor(userId, queueId);
     if (queue.newestPrunedId !== null && lastEventId < queue.newestPrunedId) {
       throw EventQueueErrors.alreadyPruned(lastEventId);
@@ -64,6 +74,10 @@ export class InMemoryEventQueues implements EventQueueBackend {
     queue.lastActivity = Date.now();
     const pending = queue.pending();
     if (pending.length > 0 || dontBlock) return pending;
+    if (answer) {
+      onClose(queue.park(heartbeatMs, answer));
+      return null;
+    }
     const poll = queue.wait(heartbeatMs);
     onClose(poll.cancel);
     return poll.promise;

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { MAX_QUEUE_EVENTS, MAX_QUEUES_PER_USER, QueuedEvent, QueueOptions } from './event-queue';
+import { MAX_QUEUE_EVENTS, MAX_QUEUES_PER_USER, PollAnswer, QueuedEvent, QueueOptions } from './event-queue';
 import type { QueueCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
 import { EventQueueErrors } from './event.errors';
+import { PollWaker, type Wakeable } from './poll-waker';
 import { decodeQueueOptions, encodeQueueOptions, shareQueueOptions } from './queue-options';
 
 /**
@@ -66,7 +67,7 @@ interface Waiter {
   userId: number;
   lastEventId: number;
   heartbeatMs: number;
-  resolve: (events: QueuedEvent[]) => void;
+  answer: PollAnswer;
   timer: NodeJS.Timeout;
 }
 
@@ -90,6 +91,11 @@ export class RedisEventQueues implements EventQueueBackend {
   private readonly maxQueuesPerUser: number;
   private ready: Promise<void>;
   private delivered = 0;
+  private readonly waker = new PollWaker();
+  /** Queues woken in this tick, read together (see {@link wake}). */
+  private toRead: string[] = [];
+  /** Queues whose woken poll was answered in this turn, their time recorded together. */
+  private toTouch: string[] = [];
 
   constructor(
     url: string,
@@ -105,7 +111,7 @@ export class RedisEventQueues implements EventQueueBackend {
     this.redis.defineCommand('zqAck', { numberOfKeys: 2, lua: ACK_SCRIPT });
     this.subscriber.on('message', (channel: string, queueId: string) => {
       if (channel === this.goneChannel) this.forget(queueId);
-      else void this.wake(queueId);
+      else this.wake(queueId);
     });
     this.ready = this.subscriber.subscribe(this.wakeChannel, this.goneChannel).then(() => undefined);
     this.redis.on('error', (err) => this.logger.error(`redis: ${err.message}`));
@@ -119,15 +125,17 @@ export class RedisEventQueues implements EventQueueBackend {
 
   private push(queueId: string, event: ZulipEvent): Promise<number> {
     const cmd = (this.redis as unknown as { zqPush: (...a: unknown[]) => Promise<number> }).zqPush;
-    return cmd.call(
-      this.redis,
-      this.q(queueId),
-      this.e(queueId),
-      JSON.stringify(event),
-      MAX_QUEUE_EVENTS,
-      this.wakeChannel,
-      queueId,
-    );
+    return cmd.call(this.redis, ...this.pushArgsOf(queueId, event));
+  }
+
+  /** Adds a push to a pipeline (custom commands are defined on pipelines too). */
+  private pushArgs(pipe: ReturnType<Redis['pipeline']>, queueId: string, event: ZulipEvent): void {
+    const cmd = (pipe as unknown as { zqPush: (...a: unknown[]) => unknown }).zqPush;
+    cmd.call(pipe, ...this.pushArgsOf(queueId, event));
+  }
+
+  private pushArgsOf(queueId: string, event: ZulipEvent): unknown[] {
+    return [this.q(queueId), this.e(queueId), JSON.stringify(event), MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
   }
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
@@ -185,7 +193,9 @@ export class RedisEventQueues implements EventQueueBackend {
     const pipe = this.redis.pipeline();
     for (const userId of users) pipe.smembers(this.u(userId));
     const results = (await pipe.exec()) ?? [];
-    const pushes: Array<Promise<number>> = [];
+    // One pipeline (one write to Redis) for all the pushes, in order; each is atomic on its own.
+    const pushes = this.redis.pipeline();
+    let count = 0;
     for (let i = 0; i < users.length; i++) {
       const queueIds = (results[i]?.[1] as string[] | undefined) ?? [];
       if (queueIds.length === 0) continue;
@@ -193,11 +203,15 @@ export class RedisEventQueues implements EventQueueBackend {
         const o = info.options;
         if (o.realmId !== realmId || (o.eventTypes !== null && !o.eventTypes.includes(event.type))) continue;
         const queued = customize ? customize(info, users[i]) : event;
-        if (queueAcceptsEvent(o, queued)) pushes.push(this.push(info.id, queued));
+        if (queueAcceptsEvent(o, queued)) {
+          this.pushArgs(pushes, info.id, queued);
+          count++;
+        }
       }
     }
-    await Promise.all(pushes);
-    this.delivered += pushes.length;
+    if (count === 0) return;
+    for (const [err] of (await pushes.exec()) ?? []) if (err) throw err;
+    this.delivered += count;
   }
 
   async getEvents(
@@ -207,7 +221,8 @@ export class RedisEventQueues implements EventQueueBackend {
     dontBlock: boolean,
     heartbeatMs: number,
     onClose: (cb: () => void) => void,
-  ): Promise<QueuedEvent[]> {
+    answer?: PollAnswer,
+  ): Promise<QueuedEvent[] | null> {
     await this.ready;
     const ack = (this.redis as unknown as { zqAck: (...a: unknown[]) => Promise<[string, StreamEntry[]?]> }).zqAck;
     const [status, entries] = await ack.call(this.redis, this.q(queueId), this.e(queueId), lastEventId, String(userId));
@@ -230,32 +245,77 @@ export class RedisEventQueues implements EventQueueBackend {
     // score is when the poll's heartbeat is due (a lease GC passes here renew while it is parked).
     this.finish(queueId, []);
     await this.redis.zadd(this.idle(), 'XX', Date.now() + heartbeatMs, queueId);
-    return new Promise<QueuedEvent[]>((resolve) => {
-      const timer = setTimeout(
-        () =>
-          void this.push(queueId, { type: 'heartbeat' })
-            // -1: the queue is gone (removed elsewhere); the client's next poll says so.
-            .then((id) => id < 0 && this.finish(queueId, [], false))
-            .catch(() => undefined),
-        heartbeatMs,
-      );
-      timer.unref?.();
-      const waiter: Waiter = { userId, lastEventId, heartbeatMs, resolve, timer };
-      this.waiters.set(queueId, waiter);
-      onClose(() => {
-        if (this.waiters.get(queueId) === waiter) this.finish(queueId, []);
-      });
-      // An event may have arrived between the read above and parking.
-      void this.wake(queueId);
-    });
+    if (answer) {
+      this.park(userId, queueId, lastEventId, heartbeatMs, answer, onClose);
+      return null;
+    }
+    return new Promise<QueuedEvent[]>((resolve) =>
+      this.park(userId, queueId, lastEventId, heartbeatMs, resolve, onClose),
+    );
   }
 
-  /** Called for every published queue id: answers a poll parked here, if any. */
-  private async wake(queueId: string): Promise<void> {
-    const waiter = this.waiters.get(queueId);
-    if (!waiter) return;
-    const entries = (await this.redis.xrange(this.e(queueId), `(${waiter.lastEventId + 1}-0`, '+')) as StreamEntry[];
-    if (entries.length > 0 && this.waiters.get(queueId) === waiter) this.finish(queueId, toEvents(entries));
+  private park(
+    userId: number,
+    queueId: string,
+    lastEventId: number,
+    heartbeatMs: number,
+    answer: PollAnswer,
+    onClose: (cb: () => void) => void,
+  ): void {
+    const timer = setTimeout(
+      () =>
+        void this.push(queueId, { type: 'heartbeat' })
+          // -1: the queue is gone (removed elsewhere); the client's next poll says so.
+          .then((id) => id < 0 && this.finish(queueId, [], false))
+          .catch(() => undefined),
+      heartbeatMs,
+    );
+    timer.unref?.();
+    const waiter: Waiter = { userId, lastEventId, heartbeatMs, answer, timer };
+    this.waiters.set(queueId, waiter);
+    onClose(() => {
+      if (this.waiters.get(queueId) === waiter) this.finish(queueId, []);
+    });
+    // An event may have arrived between the read above and parking.
+    this.wake(queueId);
+  }
+
+  /**
+   * Called for every published queue id: answers a poll parked here, if any. The ids published
+   * by one delivery arrive together: their reads go to Redis as one pipeline (one write), the
+   * answers are written in slices over turns of the loop (PollWaker).
+   */
+  private wake(queueId: string): void {
+    if (!this.waiters.has(queueId)) return;
+    if (this.toRead.length === 0) process.nextTick(() => void this.readWoken());
+    this.toRead.push(queueId);
+  }
+
+  private async readWoken(): Promise<void> {
+    const ids = this.toRead;
+    this.toRead = [];
+    const waiters: Array<Waiter | undefined> = [];
+    const pipe = this.redis.pipeline();
+    for (const queueId of ids) {
+      const waiter = this.waiters.get(queueId);
+      waiters.push(waiter);
+      if (waiter) pipe.xrange(this.e(queueId), `(${waiter.lastEventId + 1}-0`, '+');
+    }
+    const results = pipe.length > 0 ? ((await pipe.exec().catch(() => null)) ?? []) : [];
+    const woken: Wakeable[] = [];
+    let r = 0;
+    ids.forEach((queueId, i) => {
+      const waiter = waiters[i];
+      if (!waiter) return;
+      const [err, entries] = results[r++] ?? [null, []];
+      if (err || (entries as StreamEntry[]).length === 0) return;
+      woken.push({
+        wake: () => {
+          if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, toEvents(entries as StreamEntry[]));
+        },
+      });
+    });
+    this.waker.wakeLater(woken);
   }
 
   /** Answers the poll parked here on the queue, if any; `touch`: record the time (not when gone). */
@@ -264,8 +324,26 @@ export class RedisEventQueues implements EventQueueBackend {
     if (!waiter) return;
     this.waiters.delete(queueId);
     clearTimeout(waiter.timer);
-    waiter.resolve(events);
+    waiter.answer(events);
     if (touch) void this.redis.zadd(this.idle(), 'XX', Date.now(), queueId).catch(() => undefined);
+  }
+
+  /**
+   * {@link finish} for a woken poll: the times of the polls answered in one turn are recorded
+   * together (one pipeline, written before the loop reads anything else, so before a next poll).
+   */
+  private finishWoken(queueId: string, events: QueuedEvent[]): void {
+    this.finish(queueId, events, false);
+    if (this.toTouch.length === 0) {
+      process.nextTick(() => {
+        const pipe = this.redis.pipeline();
+        const now = Date.now();
+        for (const id of this.toTouch) pipe.zadd(this.idle(), 'XX', now, id);
+        this.toTouch = [];
+        void pipe.exec().catch(() => undefined);
+      });
+    }
+    this.toTouch.push(queueId);
   }
 
   async deleteQueue(userId: number, queueId: string): Promise<void> {

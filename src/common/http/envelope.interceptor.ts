@@ -97,6 +97,19 @@ export function installEnvelope(app: INestApplication): void {
 }
 
 /**
+ * For a handler answering through `@Res()` itself: sends `data` in the success envelope with
+ * status 200, exactly as a handler returning `data` would be answered (the adapter's `reply`
+ * above, whose fallback for a plain object is `res.json`). GET /events answers its woken
+ * long-polls this way, without a promise chain through Nest per poll (issue 15).
+ */
+export function sendEnvelope(response: Response, data: Record<string, unknown>): void {
+  const envelope = render(wrap(data), response.req as ZulipRequest);
+  response.statusCode = 200;
+  if (sendsAsExpressWould(response)) sendJson(response, envelope);
+  else response.json(envelope);
+}
+
+/**
  * Whether Express's `res.json` would send the body as it is, with nothing but its Content-Type and
  * Content-Length (no JSON settings, no ETag: bootstrap.ts): no type or transfer encoding chosen
  * already, not a HEAD request, no conditional request (its freshness check), not a status without
