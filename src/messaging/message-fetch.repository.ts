@@ -1,7 +1,11 @@
 import { channelAccessFields } from './message-access.policy';
 import { Injectable } from '@nestjs/common';
 import { channelsView, isActiveSubscriber } from '../channels/channels.sql';
-import { userGroupIdsCte } from '../users/users.sql';
+import { userGroupIdsCte, usersView } from '../users/users.sql';
+import { realmsView } from '../realm/realm.sql';
+import { createHash } from 'node:crypto';
+import { namedQuery } from './named-query';
+import type { MessageRow, ReactionRow, SubmessageRow, UserBrief } from './message-format';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
@@ -18,15 +22,30 @@ export interface NarrowChannel extends ChannelAccessFields {
 /** Collects positional parameters for one SQL statement. */
 export class SqlParams {
   readonly values: unknown[] = [];
+  /**
+   * Set for a statement run as a named prepared statement: the integer parameters that
+   * {@link int} adds are then hidden from the planner (`(SELECT $n::int)`), so that the plans it
+   * makes with and without their values cost the same and PostgreSQL keeps the generic plan
+   * (planned once per connection) instead of planning every execution.
+   */
+  opaque = false;
+
   add(value: unknown): string {
     this.values.push(value);
     return `$${this.values.length}`;
+  }
+
+  /** An integer parameter (`type` int or bigint); opaque to the planner when {@link opaque}. */
+  int(value: number, type: 'int' | 'bigint' = 'int'): string {
+    const p = this.add(value);
+    return this.opaque ? `(SELECT ${p}::${type})` : `${p}::${type}`;
   }
 
   /** A copy, for running conditions built once in a second statement. */
   clone(): SqlParams {
     const copy = new SqlParams();
     copy.values.push(...this.values);
+    copy.opaque = this.opaque;
     return copy;
   }
 }
@@ -41,11 +60,174 @@ export interface FetchQuery {
   search: string | null;
 }
 
+/** Which rows of a narrow a window takes, around its anchor. */
+export interface WindowRange {
+  anchor: number;
+  before: number;
+  after: number;
+  includeAnchor: boolean;
+  toLeft: boolean;
+  toRight: boolean;
+}
+
 export interface FetchedRow {
   message_id: number;
   flags: number;
   match_content?: string;
   match_subject?: string;
+}
+
+/** The messages of a window (or of ids) with everything their dicts show, read in one statement. */
+export interface DisplayedWindow {
+  rows: FetchedRow[];
+  /** The rows' messages (in the viewer's realm), by id. */
+  messages: Map<number, MessageRow>;
+  reactions: ReactionRow[];
+  submessages: SubmessageRow[];
+  /** Senders and direct-message participants of the messages. */
+  users: UserBrief[];
+}
+
+/** What the display statement adds to each window row (and `users` on the first row). */
+interface DisplayRaw extends FetchedRow {
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  subject: string;
+  content: string;
+  rendered_content: string | null;
+  date_sent: Date;
+  sending_client: string;
+  last_edit_time: Date | null;
+  edit_history: Array<Record<string, unknown>> | null;
+  is_channel_message: boolean;
+  stream_id: number | null;
+  stream_name: string | null;
+  dm_user_ids: number[] | null;
+  reactions: Array<[number, string, string, string]> | null;
+  submessages: Array<[number, number, string, string]> | null;
+  users: UserTuple[] | null;
+}
+
+/** A user of `users`, as json_build_array lists it (see DISPLAY_USER_TUPLE). */
+type UserTuple = [
+  number,
+  number,
+  string,
+  string,
+  number,
+  string,
+  number,
+  boolean,
+  boolean,
+  number | null,
+  number,
+  boolean,
+  string,
+];
+
+const DISPLAY_USER_TUPLE = `json_build_array(u.id, u.realm_id, u.full_name, u.delivery_email, u.email_address_visibility,
+  u.avatar_source, u.avatar_version, u.is_active, u.is_bot, u.bot_owner_id, u.role, u.is_mirror_dummy, rl.string_id)`;
+
+/** The message columns a dict needs, selected with the window's ids (one heap visit per message). */
+const DISPLAY_COLUMNS = `, m.realm_id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content, m.date_sent,
+  m.sending_client, m.last_edit_time, m.edit_history, m.is_channel_message`;
+
+/**
+ * Around a window statement's rows (`w`, with DISPLAY_COLUMNS): each message's channel name or
+ * DM participants, reactions and submessages (JSON arrays in id order, NULL when none), and, on
+ * the first row only, the users the messages show. Channels and DM groups are looked up for the
+ * distinct conversations only, reactions and submessages by their message_id indexes.
+ */
+function displaySql(window: string): string {
+  return `WITH w AS MATERIALIZED (${window}
+       ), s AS (
+         SELECT id, name, recipient_id FROM ${channelsView} c
+          WHERE recipient_id = ANY(ARRAY(SELECT DISTINCT recipient_id FROM w WHERE is_channel_message))
+       ), g AS (
+         SELECT recipient_id, user_ids FROM direct_message_group
+          WHERE recipient_id = ANY(ARRAY(SELECT DISTINCT recipient_id FROM w WHERE NOT is_channel_message))
+       ), r AS (
+         SELECT message_id,
+                json_agg(json_build_array(user_profile_id, emoji_name, emoji_code, reaction_type) ORDER BY id) AS reactions
+           FROM reaction WHERE message_id = ANY(ARRAY(SELECT message_id FROM w)) GROUP BY message_id
+       ), sm AS (
+         SELECT message_id, json_agg(json_build_array(id, sender_id, msg_type, content) ORDER BY id) AS submessages
+           FROM submessage WHERE message_id = ANY(ARRAY(SELECT message_id FROM w)) GROUP BY message_id
+       )
+       SELECT w.*, s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids, r.reactions, sm.submessages,
+              CASE WHEN w.message_id = (SELECT min(message_id) FROM w) THEN (
+                SELECT json_agg(${DISPLAY_USER_TUPLE})
+                  FROM ${usersView} u JOIN ${realmsView} rl ON rl.id = u.realm_id
+                 WHERE u.id = ANY(ARRAY(SELECT sender_id FROM w UNION SELECT unnest(user_ids) FROM g))
+              ) END AS users
+         FROM w
+         LEFT JOIN s ON w.is_channel_message AND s.recipient_id = w.recipient_id
+         LEFT JOIN g ON NOT w.is_channel_message AND g.recipient_id = w.recipient_id
+         LEFT JOIN r ON r.message_id = w.message_id
+         LEFT JOIN sm ON sm.message_id = w.message_id
+        ORDER BY w.message_id`;
+}
+
+/** Splits the display statement's rows into the window and what the dicts show. */
+function toDisplayedWindow(raw: DisplayRaw[], realmId: number): DisplayedWindow {
+  const rows: FetchedRow[] = [];
+  const messages = new Map<number, MessageRow>();
+  const reactions: ReactionRow[] = [];
+  const submessages: SubmessageRow[] = [];
+  let users: UserBrief[] = [];
+  for (const r of raw) {
+    const row: FetchedRow = { message_id: r.message_id, flags: r.flags };
+    if (r.match_content !== undefined) row.match_content = r.match_content;
+    if (r.match_subject !== undefined) row.match_subject = r.match_subject;
+    rows.push(row);
+    if (r.users) users = r.users.map(toDisplayUser);
+    // As messagesForDisplay: only messages of the viewer's realm are shown.
+    if (r.realm_id !== realmId) continue;
+    const id = r.message_id;
+    messages.set(id, {
+      id,
+      realmId: r.realm_id,
+      senderId: r.sender_id,
+      recipientId: r.recipient_id,
+      subject: r.subject,
+      content: r.content,
+      renderedContent: r.rendered_content,
+      dateSent: r.date_sent,
+      sendingClient: r.sending_client,
+      lastEditTime: r.last_edit_time,
+      editHistory: r.edit_history,
+      isChannelMessage: r.is_channel_message,
+      streamId: r.stream_id,
+      streamName: r.stream_name,
+      dmUserIds: r.dm_user_ids,
+    });
+    for (const [userId, emojiName, emojiCode, reactionType] of r.reactions ?? []) {
+      reactions.push({ messageId: id, userId, emojiName, emojiCode, reactionType });
+    }
+    for (const [smId, senderId, msgType, content] of r.submessages ?? []) {
+      submessages.push({ id: smId, messageId: id, senderId, msgType, content });
+    }
+  }
+  return { rows, messages, reactions, submessages, users };
+}
+
+function toDisplayUser(t: UserTuple): UserBrief {
+  return {
+    id: t[0],
+    realmId: t[1],
+    fullName: t[2],
+    deliveryEmail: t[3],
+    emailAddressVisibility: t[4],
+    avatarSource: t[5],
+    avatarVersion: t[6],
+    isActive: t[7],
+    isBot: t[8],
+    botOwnerId: t[9],
+    role: t[10],
+    isMirrorDummy: t[11],
+    realmStringId: t[12],
+  };
 }
 
 interface NarrowChannelRaw {
@@ -62,6 +244,16 @@ interface NarrowChannelRaw {
   can_send_message_group: number;
   subscribed: boolean;
 }
+
+/** A narrow's channel with the viewer's subscription ($1 realm, $2 viewer, $3 id or name). */
+const channelByOperandSql = (where: string) => `
+  SELECT s.id, s.realm_id, s.name, s.recipient_id, s.invite_only, s.is_web_public,
+         s.history_public_to_subscribers, s.deactivated, s.can_subscribe_group, s.can_add_subscribers_group,
+         s.can_send_message_group,
+         ${isActiveSubscriber('$2::int', 's.recipient_id')} AS subscribed
+    FROM ${channelsView} s WHERE s.realm_id = $1::int AND ${where}`;
+const CHANNEL_BY_ID = channelByOperandSql('s.id = $3::int');
+const CHANNEL_BY_NAME = channelByOperandSql('upper(s.name) = upper($3::text)');
 
 /** ts_headline options: mark every match as Zulip's search highlight. */
 const HIGHLIGHT = `'HighlightAll=TRUE, StartSel="<span class=""highlight"">", StopSel=</span>'`;
@@ -84,13 +276,11 @@ export class MessageFetchRepository {
   /** A channel by id or (exact, case-insensitive) name in the realm, whatever the viewer's access. */
   async channelByOperand(realmId: number, userId: number, operand: string | number): Promise<NarrowChannel | null> {
     if (typeof operand === 'number' && !isDbId(operand)) return null;
-    const where = typeof operand === 'number' ? 's.id = $3' : 'upper(s.name) = upper($3::text)';
-    const rows = await this.em.query<NarrowChannelRaw[]>(
-      `SELECT s.id, s.realm_id, s.name, s.recipient_id, s.invite_only, s.is_web_public,
-              s.history_public_to_subscribers, s.deactivated, s.can_subscribe_group, s.can_add_subscribers_group,
-              s.can_send_message_group,
-              ${isActiveSubscriber('$2', 's.recipient_id')} AS subscribed
-         FROM ${channelsView} s WHERE s.realm_id = $1 AND ${where}`,
+    const byId = typeof operand === 'number';
+    const rows = await namedQuery<NarrowChannelRaw>(
+      this.em,
+      byId ? 'msg_narrow_channel_by_id' : 'msg_narrow_channel_by_name',
+      byId ? CHANNEL_BY_ID : CHANNEL_BY_NAME,
       [realmId, userId, operand],
     );
     const r = rows[0];
@@ -150,9 +340,11 @@ export class MessageFetchRepository {
     q: FetchQuery,
     userId: number,
     realmId: number,
-    plainMatch = false,
+    opts: { plainMatch?: boolean; display?: boolean } = {},
   ): { sql: string; idCol: string } {
-    const user = q.params.add(userId);
+    const plainMatch = opts.plainMatch ?? false;
+    const columns = opts.display ? DISPLAY_COLUMNS : '';
+    const user = q.params.int(userId);
     const match =
       q.search === null
         ? plainMatch
@@ -165,10 +357,10 @@ export class MessageFetchRepository {
                       ts_headline('pg_catalog.english', ${ESCAPED_SUBJECT}, ${tsq}, ${HIGHLIGHT}) AS match_subject`;
           })();
     if (q.includeHistory) {
-      const realm = q.params.add(realmId);
+      const realm = q.params.int(realmId);
       const where = [`m.realm_id = ${realm}`, ...q.conditions].join(' AND ');
       return {
-        sql: `SELECT m.id AS message_id, coalesce(um.flags, ${DEFAULT_HISTORICAL_FLAGS})::int AS flags${match}
+        sql: `SELECT m.id AS message_id, coalesce(um.flags, ${DEFAULT_HISTORICAL_FLAGS})::int AS flags${match}${columns}
                 FROM message m LEFT JOIN user_message um ON um.user_profile_id = ${user} AND um.message_id = m.id
                WHERE ${where}`,
         idCol: 'm.id',
@@ -176,7 +368,7 @@ export class MessageFetchRepository {
     }
     const where = [`um.user_profile_id = ${user}`, ...q.conditions].join(' AND ');
     return {
-      sql: `SELECT um.message_id, um.flags::int AS flags${match}
+      sql: `SELECT um.message_id, um.flags::int AS flags${match}${columns}
               FROM user_message um JOIN message m ON m.id = um.message_id
              WHERE ${where}`,
       idCol: 'um.message_id',
@@ -187,52 +379,63 @@ export class MessageFetchRepository {
    * The rows around an anchor (Zulip's limit_query_to_range): up to `before` rows below it and
    * `after` rows above it, the anchor itself when requested, sorted by id.
    */
-  async fetchWindow(
+  async fetchWindow(q: FetchQuery, userId: number, realmId: number, window: WindowRange): Promise<FetchedRow[]> {
+    const { sql, idCol } = this.baseSelect(q, userId, realmId);
+    const statement = this.windowStatement(q, sql, idCol, window);
+    return await this.em.query<FetchedRow[]>(`SELECT * FROM (${statement}) q ORDER BY message_id ASC`, q.params.values);
+  }
+
+  /**
+   * fetchWindow with everything the rows' message dicts show, in one statement (GET /messages).
+   * With `q.params.opaque`, a named prepared statement (its name derived from its text).
+   */
+  async fetchWindowForDisplay(
     q: FetchQuery,
     userId: number,
     realmId: number,
-    window: {
-      anchor: number;
-      before: number;
-      after: number;
-      includeAnchor: boolean;
-      toLeft: boolean;
-      toRight: boolean;
-    },
-  ): Promise<FetchedRow[]> {
-    const { sql, idCol } = this.baseSelect(q, userId, realmId);
+    window: WindowRange,
+  ): Promise<DisplayedWindow> {
+    const { sql, idCol } = this.baseSelect(q, userId, realmId, { display: true });
+    const statement = displaySql(this.windowStatement(q, sql, idCol, window));
+    return toDisplayedWindow(await this.runDisplay(q, statement), realmId);
+  }
+
+  /** fetchIds with everything the rows' message dicts show, in one statement. */
+  async fetchIdsForDisplay(q: FetchQuery, userId: number, realmId: number, ids: number[]): Promise<DisplayedWindow> {
+    const { sql, idCol } = this.baseSelect(q, userId, realmId, { display: true });
+    const list = q.params.add(dbIds(ids));
+    const statement = displaySql(`${sql} AND ${idCol} = ANY(${list}::int[])`);
+    return toDisplayedWindow(await this.runDisplay(q, statement), realmId);
+  }
+
+  private async runDisplay(q: FetchQuery, statement: string): Promise<DisplayRaw[]> {
+    if (!q.params.opaque) return await this.em.query<DisplayRaw[]>(statement, q.params.values);
+    const name = `msg_fetch_${createHash('sha1').update(statement).digest('base64url').slice(0, 16)}`;
+    return await namedQuery<DisplayRaw>(this.em, name, statement, q.params.values);
+  }
+
+  /** The window's SELECT (one or two parenthesized queries over `sql`), not yet sorted. */
+  private windowStatement(q: FetchQuery, sql: string, idCol: string, window: WindowRange): string {
     const needBefore = !window.toLeft && window.before > 0;
     const needAfter = !window.toRight && window.after > 0;
     const p = q.params;
-    let statement: string;
     const beforeQuery = (anchor: number | null, limit: number) =>
-      `(${sql}${anchor === null ? '' : ` AND ${idCol} <= ${p.add(anchor)}::bigint`} ORDER BY ${idCol} DESC LIMIT ${p.add(limit)})`;
+      `(${sql}${anchor === null ? '' : ` AND ${idCol} <= ${p.int(anchor, 'bigint')}`} ORDER BY ${idCol} DESC LIMIT ${p.int(limit)})`;
     const afterQuery = (anchor: number | null, limit: number) =>
-      `(${sql}${anchor === null ? '' : ` AND ${idCol} >= ${p.add(anchor)}::bigint`} ORDER BY ${idCol} ASC LIMIT ${p.add(limit)})`;
+      `(${sql}${anchor === null ? '' : ` AND ${idCol} >= ${p.int(anchor, 'bigint')}`} ORDER BY ${idCol} ASC LIMIT ${p.int(limit)})`;
     if (needBefore && needAfter) {
-      statement = `${beforeQuery(window.anchor - 1, window.before)} UNION ALL ${afterQuery(window.anchor, window.after + 1)}`;
-    } else if (needBefore) {
+      return `${beforeQuery(window.anchor - 1, window.before)} UNION ALL ${afterQuery(window.anchor, window.after + 1)}`;
+    }
+    if (needBefore) {
       const anchor = window.anchor - (window.includeAnchor ? 0 : 1);
       const limit = window.before + (!window.toRight && window.includeAnchor ? 1 : 0);
-      statement = beforeQuery(window.toRight ? null : anchor, limit);
-    } else if (needAfter) {
-      const anchor = window.anchor + (window.includeAnchor ? 0 : 1);
-      statement = afterQuery(window.toLeft ? null : anchor, window.after + (window.includeAnchor ? 1 : 0));
-    } else {
-      statement = `(${sql} AND ${idCol} = ${p.add(window.anchor)}::bigint)`;
+      return beforeQuery(window.toRight ? null : anchor, limit);
     }
-    const rows = await this.em.query<FetchedRow[]>(`SELECT * FROM (${statement}) q ORDER BY message_id ASC`, p.values);
-    return rows;
-  }
-
-  /** The rows for explicit message ids (GET /messages with message_ids), sorted by id. */
-  async fetchIds(q: FetchQuery, userId: number, realmId: number, ids: number[]): Promise<FetchedRow[]> {
-    const { sql, idCol } = this.baseSelect(q, userId, realmId);
-    const list = q.params.add(dbIds(ids));
-    return await this.em.query<FetchedRow[]>(
-      `${sql} AND ${idCol} = ANY(${list}::int[]) ORDER BY ${idCol} ASC`,
-      q.params.values,
-    );
+    if (needAfter) {
+      const anchor = window.anchor + (window.includeAnchor ? 0 : 1);
+      return afterQuery(window.toLeft ? null : anchor, window.after + (window.includeAnchor ? 1 : 0));
+    }
+    return `(${sql} AND ${idCol} = ${p.int(window.anchor, 'bigint')})`;
   }
 
   /**
@@ -245,7 +448,7 @@ export class MessageFetchRepository {
     realmId: number,
     ids: number[],
   ): Promise<Array<Required<FetchedRow>>> {
-    const { sql, idCol } = this.baseSelect(q, userId, realmId, true);
+    const { sql, idCol } = this.baseSelect(q, userId, realmId, { plainMatch: true });
     const list = q.params.add(dbIds(ids));
     return await this.em.query<Array<Required<FetchedRow>>>(
       `${sql} AND ${idCol} = ANY(${list}::int[]) ORDER BY ${idCol} ASC`,

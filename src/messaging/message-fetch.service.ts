@@ -24,6 +24,7 @@ import {
   type UserBrief,
 } from './message-format';
 import {
+  type DisplayedWindow,
   FetchQuery,
   MessageFetchRepository,
   NarrowChannel,
@@ -128,15 +129,15 @@ export class MessageFetchService {
 
     if (input.messageIds !== undefined) {
       const built = await this.buildQuery(auth, terms);
-      const rows = await this.fetch.fetchIds(built.query, auth.user.id, auth.realm.id, input.messageIds);
-      return { messages: await this.formatRows(auth, rows, opts), history_limited: false };
+      const shown = await this.fetch.fetchIdsForDisplay(built.query, auth.user.id, auth.realm.id, input.messageIds);
+      return { messages: await this.formatRows(auth, shown.rows, shown, opts), history_limited: false };
     }
 
     const anchor = parseAnchor(input.anchor, input.useFirstUnreadAnchor ?? false);
-    const built = await this.buildQuery(auth, terms);
-    const window = await this.fetchWindow(auth, built, anchor, { numBefore, numAfter, includeAnchor });
+    const built = await this.buildQuery(auth, terms, { hot: isHotNarrow(terms) });
+    const window = await this.fetchWindow(auth, built, anchor, { numBefore, numAfter, includeAnchor }, true);
     return {
-      messages: await this.formatRows(auth, window.rows, opts),
+      messages: await this.formatRows(auth, window.rows, window.shown!, opts),
       anchor: window.anchor,
       found_anchor: window.foundAnchor,
       found_oldest: window.foundOldest,
@@ -191,7 +192,16 @@ export class MessageFetchService {
     built: BuiltQuery,
     requestedAnchor: number | null,
     range: { numBefore: number; numAfter: number; includeAnchor: boolean },
-  ): Promise<{ rows: FetchedRow[]; anchor: number; foundAnchor: boolean; foundOldest: boolean; foundNewest: boolean }> {
+    display = false,
+  ): Promise<{
+    rows: FetchedRow[];
+    anchor: number;
+    foundAnchor: boolean;
+    foundOldest: boolean;
+    foundNewest: boolean;
+    /** With `display`: the rows' messages and what their dicts show. */
+    shown?: DisplayedWindow;
+  }> {
     const { numBefore, numAfter, includeAnchor } = range;
     let anchor = requestedAnchor;
     if (anchor === null) {
@@ -207,14 +217,11 @@ export class MessageFetchService {
     const toLeft = anchor === 0;
     const toRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
     const after = toRight ? 0 : numAfter;
-    const rows = await this.fetch.fetchWindow(built.query, auth.user.id, auth.realm.id, {
-      anchor,
-      before: numBefore,
-      after,
-      includeAnchor,
-      toLeft,
-      toRight,
-    });
+    const windowRange = { anchor, before: numBefore, after, includeAnchor, toLeft, toRight };
+    const shown = display
+      ? await this.fetch.fetchWindowForDisplay(built.query, auth.user.id, auth.realm.id, windowRange)
+      : undefined;
+    const rows = shown?.rows ?? (await this.fetch.fetchWindow(built.query, auth.user.id, auth.realm.id, windowRange));
 
     const at = anchor;
     let beforeRows = toRight ? rows : rows.filter((r) => r.message_id < at);
@@ -228,6 +235,7 @@ export class MessageFetchService {
       foundAnchor: anchorRows.length === 1,
       foundOldest: toLeft || beforeRows.length < numBefore,
       foundNewest: toRight || afterRows.length < after,
+      shown,
     };
   }
 
@@ -267,10 +275,11 @@ export class MessageFetchService {
   private async buildQuery(
     auth: AuthContext,
     terms: NarrowTerm[],
-    opts: { receivedOnly?: boolean } = {},
+    opts: { receivedOnly?: boolean; hot?: boolean } = {},
   ): Promise<BuiltQuery> {
     const { user, realm } = auth;
     const st = new NarrowState();
+    st.params.opaque = opts.hot ?? false;
     for (const term of terms) {
       if (typeof term.operand === 'string' && hasNul(term.operand) && addNulTerm(st, term)) continue;
       await this.addTerm(auth, st, term);
@@ -280,6 +289,8 @@ export class MessageFetchService {
       st.includeHistory = false;
     if (opts.receivedOnly) st.includeHistory = false;
     const { params, conditions } = st;
+    // Only a channel's history is read with the prepared statement (its plan is the same for every channel).
+    if (!st.includeHistory) params.opaque = false;
     if (!st.includeHistory) {
       const excluded = await this.fetch.inaccessibleChannelRecipientIds(realm.id, user.id, isGuest(user));
       if (excluded.length > 0) conditions.push(`m.recipient_id <> ALL(${params.add(excluded)}::int[])`);
@@ -345,7 +356,7 @@ export class MessageFetchService {
       term.operand as string | number,
     );
     if (!channel) throw NarrowErrors.unknownChannel(operandText(term.operand));
-    st.add(`m.recipient_id = ${st.params.add(channel.recipientId)}`, term.negated);
+    st.add(`m.recipient_id = ${st.params.int(channel.recipientId)}`, term.negated);
     if (term.negated) return;
     if (contentAccessNeedsGroups(user, channel, channel.subscribed) && st.groups === null) {
       st.groups = await this.principals.groupIdsOf(user.id);
@@ -430,40 +441,30 @@ export class MessageFetchService {
     return (await this.messages.usersByApiEmailsInRealm(realm.id, this.realms.realmHost(realm), [operand.trim()]))[0];
   }
 
-  /**
-   * Message dicts for fetched rows: one query for the messages with their reactions and
-   * submessages, one for the users they show.
-   */
+  /** Message dicts for fetched rows, from what the fetch statement loaded with them. */
   private async formatRows(
     auth: AuthContext,
     rows: FetchedRow[],
+    shown: DisplayedWindow,
     opts: FormatOptions,
   ): Promise<Array<Record<string, unknown>>> {
     if (rows.length === 0) return [];
-    const ids = rows.map((r) => r.message_id);
-    const loaded = await this.messages.messagesForDisplay(auth.realm.id, ids);
-    const messages = new Map(loaded.messages.map((m) => [m.id, m]));
-    return this.formatMessages(
-      auth,
-      rows.filter((r) => messages.has(r.message_id)).map((r) => ({ row: r, message: messages.get(r.message_id)! })),
-      opts,
-      loaded,
-    );
+    const items: Array<{ row: FetchedRow; message: MessageRow }> = [];
+    for (const row of rows) {
+      const message = shown.messages.get(row.message_id);
+      if (message) items.push({ row, message });
+    }
+    return this.formatMessages(auth, items, opts, shown);
   }
 
   private async formatMessages(
     auth: AuthContext,
     items: Array<{ row: FetchedRow; message: MessageRow }>,
     opts: FormatOptions,
-    /** The items' reactions and submessages when already loaded with them. */
-    extras?: { reactions: ReactionRow[]; submessages: SubmessageRow[] },
+    /** The items' reactions, submessages and users when already loaded with them. */
+    extras?: { reactions: ReactionRow[]; submessages: SubmessageRow[]; users: UserBrief[] },
   ): Promise<Array<Record<string, unknown>>> {
-    const userIds = new Set<number>();
-    for (const { message } of items) {
-      userIds.add(message.senderId);
-      for (const id of message.dmUserIds ?? []) userIds.add(id);
-    }
-    const users = new Map((await this.messages.usersForDisplay([...userIds])).map((u) => [u.id, u]));
+    const users = new Map((extras?.users ?? (await this.usersOf(items))).map((u) => [u.id, u]));
     opts = { ...opts, inaccessibleSenderIds: await this.inaccessibleSenders(auth, items, users) };
     const ids = items.map((i) => i.message.id);
     const byMessage = groupByMessage(extras?.reactions ?? (await this.messages.reactionsForMessages(ids)));
@@ -483,6 +484,16 @@ export class MessageFetchService {
       if (row.match_subject !== undefined) dict.match_subject = row.match_subject;
       return dict;
     });
+  }
+
+  /** The senders and direct-message participants of the items. */
+  private async usersOf(items: Array<{ message: MessageRow }>): Promise<UserBrief[]> {
+    const userIds = new Set<number>();
+    for (const { message } of items) {
+      userIds.add(message.senderId);
+      for (const id of message.dmUserIds ?? []) userIds.add(id);
+    }
+    return await this.messages.usersForDisplay([...userIds]);
   }
 
   /**
@@ -551,6 +562,14 @@ export class MessageFetchService {
       .map((t) => ({ name: topicForClient(t.name, allowEmptyTopicName), max_id: t.max_id }))
       .sort((a, b) => b.max_id - a.max_id);
   }
+}
+
+/**
+ * The narrow of the common fetch (a channel's messages by id or name), whose statement is
+ * prepared once per connection: its text does not depend on the channel.
+ */
+function isHotNarrow(terms: NarrowTerm[]): boolean {
+  return terms.length === 1 && CHANNEL_OPERATORS.includes(terms[0].operator) && !terms[0].negated;
 }
 
 function groupByMessage<T extends { messageId: number }>(rows: readonly T[]): Map<number, T[]> {

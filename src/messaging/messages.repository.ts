@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
 import type { ChannelAccessFields } from './message-access.policy';
-import type { MessageRow, ReactionRow, SubmessageRow, UserBrief } from './message-format';
+import type { MessageRow, ReactionRow, UserBrief } from './message-format';
 import { namedQuery } from './named-query';
 import { VisibilityPolicy } from '../channels/user-topic.entity';
 import {
@@ -149,32 +149,13 @@ const CHANNEL_FOR_SEND_SELECT = `
        WHERE sub2.recipient_id = s.recipient_id AND sub2.active AND u.is_active) subs ON true`;
 
 /**
- * Messages by id ($1 realm, $2 ids) with channel name and DM participants; `withExtras` adds each
- * message's reactions and submessages as JSON arrays in id order (NULL when it has none).
+ * Messages by id ($1 realm, $2 ids) with channel name and DM participants.
  *
  * The channels and DM groups are looked up for the distinct conversations of the messages only
  * (one unique-index probe each: the newest 100 of a channel cost one), never by joining the
  * whole `stream` table (a hash join over every channel of the server, whatever the fetch).
  */
-function messageRowsSql(withExtras: boolean): string {
-  // The extras are aggregated once for all the ids (one index scan each, as separate statements
-  // would), then joined: a correlated subquery per message costs several times more.
-  const extrasWith = withExtras
-    ? `, r AS (
-         SELECT message_id,
-                json_agg(json_build_array(user_profile_id, emoji_name, emoji_code, reaction_type) ORDER BY id) AS reactions
-           FROM reaction WHERE message_id = ANY($2::int[]) GROUP BY message_id
-       ), sm AS (
-         SELECT message_id, json_agg(json_build_array(id, sender_id, msg_type, content) ORDER BY id) AS submessages
-           FROM submessage WHERE message_id = ANY($2::int[]) GROUP BY message_id
-       )`
-    : '';
-  const extrasSelect = withExtras ? ', r.reactions, sm.submessages' : '';
-  const extrasJoin = withExtras
-    ? `LEFT JOIN r ON r.message_id = m.id
-            LEFT JOIN sm ON sm.message_id = m.id`
-    : '';
-  return `WITH m AS MATERIALIZED (
+const MESSAGE_ROWS_SQL = `WITH m AS MATERIALIZED (
             SELECT id, realm_id, sender_id, recipient_id, subject, content, rendered_content, date_sent,
                    sending_client, last_edit_time, edit_history, is_channel_message
               FROM message WHERE realm_id = $1 AND id = ANY($2::int[])
@@ -184,16 +165,14 @@ function messageRowsSql(withExtras: boolean): string {
           ), g AS (
             SELECT recipient_id, user_ids FROM direct_message_group
              WHERE recipient_id = ANY(ARRAY(SELECT DISTINCT recipient_id FROM m WHERE NOT is_channel_message))
-          )${extrasWith}
+          )
           SELECT m.id, m.realm_id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content,
                  m.date_sent, m.sending_client, m.last_edit_time, m.edit_history, m.is_channel_message,
-                 s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids${extrasSelect}
+                 s.id AS stream_id, s.name AS stream_name, g.user_ids AS dm_user_ids
             FROM m
             LEFT JOIN s ON m.is_channel_message AND s.recipient_id = m.recipient_id
             LEFT JOIN g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
-            ${extrasJoin}
            ORDER BY m.id`;
-}
 
 export interface ChannelForSendRaw {
   id: number;
@@ -688,38 +667,8 @@ export class MessagesRepository {
   async messagesByIds(realmId: number, ids: number[]): Promise<MessageRow[]> {
     const valid = dbIds(ids);
     if (valid.length === 0) return [];
-    const rows = await this.em.query<MessageRowRaw[]>(messageRowsSql(false), [realmId, valid]);
+    const rows = await this.em.query<MessageRowRaw[]>(MESSAGE_ROWS_SQL, [realmId, valid]);
     return rows.map(toMessageRow);
-  }
-
-  /**
-   * Messages to display (GET /messages, GET /messages/{id}): messagesByIds plus each message's
-   * reactions and submessages in id order, aggregated in the same statement (one round trip
-   * instead of three; each table is read once for all the ids).
-   */
-  async messagesForDisplay(
-    realmId: number,
-    ids: number[],
-  ): Promise<{ messages: MessageRow[]; reactions: ReactionRow[]; submessages: SubmessageRow[] }> {
-    const valid = dbIds(ids);
-    if (valid.length === 0) return { messages: [], reactions: [], submessages: [] };
-    const rows = await namedQuery<
-      MessageRowRaw & {
-        reactions: Array<[number, string, string, string]> | null;
-        submessages: Array<[number, number, string, string]> | null;
-      }
-    >(this.em, 'msg_messages_for_display', messageRowsSql(true), [realmId, valid]);
-    const reactions: ReactionRow[] = [];
-    const submessages: SubmessageRow[] = [];
-    for (const r of rows) {
-      for (const [userId, emojiName, emojiCode, reactionType] of r.reactions ?? []) {
-        reactions.push({ messageId: r.id, userId, emojiName, emojiCode, reactionType });
-      }
-      for (const [id, senderId, msgType, content] of r.submessages ?? []) {
-        submessages.push({ id, messageId: r.id, senderId, msgType, content });
-      }
-    }
-    return { messages: rows.map(toMessageRow), reactions, submessages };
   }
 
   async reactionsForMessages(ids: number[]): Promise<ReactionRow[]> {

@@ -5,6 +5,12 @@ import { Errors } from '../errors/zulip-error';
 import type { AuthContext } from './auth.types';
 import { HUMAN_ONLY, NO_GUESTS, REQUIRED_ROLE, RequiredRole } from './decorators';
 
+interface HandlerRules {
+  noGuests: boolean;
+  humanOnly: boolean;
+  required: RequiredRole | undefined;
+}
+
 /**
  * Enforces `@NoGuests()`, `@HumanOnly()` and `@RequireRole()` before parameters are parsed, with
  * Zulip's errors (role refusals: HTTP 400, code UNAUTHORIZED_PRINCIPAL).
@@ -13,15 +19,17 @@ import { HUMAN_ONLY, NO_GUESTS, REQUIRED_ROLE, RequiredRole } from './decorators
 export class RolesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
+  /** Each handler's decorators, read once (the metadata never changes after start-up). */
+  private readonly rules = new WeakMap<object, HandlerRules>();
+
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
     const auth = context.switchToHttp().getRequest<{ user?: AuthContext }>().user;
     if (!auth) return true; // public route; nothing to check
-    if (this.reflector.getAllAndOverride<boolean>(NO_GUESTS, targets) && auth.user.role === Role.GUEST) {
+    const { noGuests, humanOnly, required } = this.rulesOf(context);
+    if (noGuests && auth.user.role === Role.GUEST) {
       throw Errors.notAllowedForGuests();
     }
-    if (this.reflector.getAllAndOverride<boolean>(HUMAN_ONLY, targets) && auth.user.isBot) throw Errors.noBots();
-    const required = this.reflector.getAllAndOverride<RequiredRole | undefined>(REQUIRED_ROLE, targets);
+    if (humanOnly && auth.user.isBot) throw Errors.noBots();
     if (!required) return true;
     const role = auth.user.role;
     switch (required) {
@@ -39,5 +47,20 @@ export class RolesGuard implements CanActivate {
         break;
     }
     return true;
+  }
+
+  private rulesOf(context: ExecutionContext): HandlerRules {
+    const handler = context.getHandler();
+    let rules = this.rules.get(handler);
+    if (!rules) {
+      const targets = [handler, context.getClass()];
+      rules = {
+        noGuests: this.reflector.getAllAndOverride<boolean>(NO_GUESTS, targets) === true,
+        humanOnly: this.reflector.getAllAndOverride<boolean>(HUMAN_ONLY, targets) === true,
+        required: this.reflector.getAllAndOverride<RequiredRole | undefined>(REQUIRED_ROLE, targets),
+      };
+      this.rules.set(handler, rules);
+    }
+    return rules;
   }
 }

@@ -56,7 +56,15 @@ export function markParamsRead(req: ZulipRequest, names: Iterable<string>): void
 /** Sorted names of the request's parameters that no handler read. */
 export function ignoredParams(req: ZulipRequest): string[] {
   const st = state(req);
+  // No query string and no form fields: nothing to report (most GETs), without building the map.
+  if (!st.params && typeof req.url === 'string' && !req.url.includes('?') && !hasFields(req.body)) return [];
   return [...requestParams(req).keys()].filter((k) => !st.read.has(k)).sort();
+}
+
+function hasFields(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  for (const _ in body) return true;
+  return false;
 }
 
 export function setRequestId(req: ZulipRequest, id: string): void {

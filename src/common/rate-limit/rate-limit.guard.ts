@@ -49,7 +49,8 @@ function isLongPoll(req: RateLimitedRequest): boolean {
 export class RateLimitGuard implements CanActivate {
   constructor(@Inject(RATE_LIMITER) private readonly limiter: RateLimiter) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous when nothing is counted (limits off, public route): no promise per request. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (!this.limiter.enabled) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<RateLimitedRequest>();
@@ -60,8 +61,7 @@ export class RateLimitGuard implements CanActivate {
       req[DEFERRED_COUNT] = () => this.count(key, res);
       return true;
     }
-    await this.count(key, res);
-    return true;
+    return this.count(key, res).then(() => true);
   }
 
   /** Records a request for `key`; sets the X-RateLimit-* headers; throws when over the limit. */
