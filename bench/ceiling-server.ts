@@ -42,7 +42,8 @@ const FETCH_NEWEST = `
   SELECT m.id, m.sender_id, m.recipient_id, m.subject, m.content, m.rendered_content,
          extract(epoch FROM m.date_sent)::bigint AS ts, m.sending_client,
          extract(epoch FROM m.last_edit_time)::bigint AS last_edit_ts,
-         coalesce(um.flags, 2048)::int AS flags,
+         coalesce((SELECT um.flags FROM user_message um WHERE um.user_profile_id = $2 AND um.message_id = m.id),
+                  2048)::int AS flags,
          u.full_name, u.delivery_email, u.avatar_source, u.avatar_version,
          (SELECT coalesce(json_agg(json_build_object('emoji_name', r.emoji_name, 'emoji_code', r.emoji_code,
                                                      'reaction_type', r.reaction_type, 'user_id', r.user_profile_id)
@@ -50,7 +51,6 @@ const FETCH_NEWEST = `
             FROM reaction r WHERE r.message_id = m.id) AS reactions
     FROM message m
     JOIN user_profile u ON u.id = m.sender_id
-    LEFT JOIN user_message um ON um.user_profile_id = $2 AND um.message_id = m.id
    WHERE m.realm_id = $1 AND m.recipient_id = $3
    ORDER BY m.id DESC LIMIT $4`;
 

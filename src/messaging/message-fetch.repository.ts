@@ -359,9 +359,13 @@ export class MessageFetchRepository {
     if (q.includeHistory) {
       const realm = q.params.int(realmId);
       const where = [`m.realm_id = ${realm}`, ...q.conditions].join(' AND ');
+      // The flags are a per-row primary-key probe (a subquery, not a join): with a join, a generic
+      // plan may read all of the user's UserMessage rows for every message of the window instead.
+      // No condition reads `um` here (narrows on flags read received messages only).
       return {
-        sql: `SELECT m.id AS message_id, coalesce(um.flags, ${DEFAULT_HISTORICAL_FLAGS})::int AS flags${match}${columns}
-                FROM message m LEFT JOIN user_message um ON um.user_profile_id = ${user} AND um.message_id = m.id
+        sql: `SELECT m.id AS message_id, coalesce((SELECT um.flags FROM user_message um
+                       WHERE um.user_profile_id = ${user} AND um.message_id = m.id), ${DEFAULT_HISTORICAL_FLAGS})::int AS flags${match}${columns}
+                FROM message m
                WHERE ${where}`,
         idCol: 'm.id',
       };
