@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
+import { namedQuery } from '../database/named-query';
 import { CacheInvalidation } from '../database/cache-invalidation';
 import { currentManager } from '../database/transaction';
 import { DefaultStream, Recipient, RecipientType, Stream } from './channel.entity';
@@ -300,10 +301,12 @@ export class ChannelsRepository {
     userId: number,
     opts: { includeArchived: boolean; withSubscribers: boolean },
   ): Promise<ChannelListingRows> {
-    const rows = await this.em.query<ChannelListingRow[]>(
-      opts.withSubscribers ? LISTING_SQL[opts.includeArchived ? 3 : 2] : LISTING_SQL[opts.includeArchived ? 1 : 0],
-      [realmId, userId],
-    );
+    const form = (opts.withSubscribers ? 2 : 0) + (opts.includeArchived ? 1 : 0);
+    // Prepared: planning this statement costs PostgreSQL about as much as a third of running it.
+    const rows = await namedQuery<ChannelListingRow>(this.em, `channel_listing_${form}`, LISTING_SQL[form], [
+      realmId,
+      userId,
+    ]);
     const streams: Stream[] = new Array<Stream>(rows.length);
     const mine = new Map<number, Subscription>();
     const counts = new Map<number, number>();

@@ -4,7 +4,7 @@ import { channelsView, isActiveSubscriber } from '../channels/channels.sql';
 import { userGroupIdsCte, usersView } from '../users/users.sql';
 import { realmsView } from '../realm/realm.sql';
 import { createHash } from 'node:crypto';
-import { namedQuery } from './named-query';
+import { namedQuery } from '../database/named-query';
 import type { MessageRow, ReactionRow, SubmessageRow, UserBrief } from './message-format';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

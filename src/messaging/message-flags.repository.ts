@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentManager } from '../database/transaction';
 import { Flag } from './flags';
-import { namedQuery } from './named-query';
+import { namedQuery } from '../database/named-query';
 import { subscriptionsView, userTopicsView } from '../channels/channels.sql';
 
 /**

@@ -6,7 +6,7 @@ import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
 import type { ChannelAccessFields } from './message-access.policy';
 import type { MessageRow, ReactionRow, UserBrief } from './message-format';
-import { namedQuery } from './named-query';
+import { namedQuery } from '../database/named-query';
 import { VisibilityPolicy } from '../channels/user-topic.entity';
 import {
   channelsView,
