@@ -163,7 +163,7 @@ describe('channel lifecycle messages', () => {
       `DELETE FROM message WHERE recipient_id = (SELECT recipient_id FROM stream WHERE id = $1)`,
       [quiet],
     );
-    channelsChanged(t);
+    await channelsChanged(t);
     await sendChannel(t, HAMLET, 'quiet', '', 'general chat only');
     expect((await call(t, 'patch', `/streams/${quiet}`, IAGO, { topics_policy: 'empty_topic_only' })).status).toBe(200);
   });

@@ -96,15 +96,18 @@ export async function setChannel(t: TestApp, name: string, values: Record<string
   for (const [column, value] of Object.entries(values)) {
     await t.dataSource.query(`UPDATE stream SET "${column}" = $1 WHERE id = $2`, [value, id]);
   }
-  channelsChanged(t);
+  await channelsChanged(t);
 }
 
 /**
  * After fixture SQL on channels, subscriptions, user topics or messages: drops the send path's
  * cached channels (ChannelSendCache), as the services' own writes do when they commit.
  */
-export function channelsChanged(t: TestApp): void {
-  t.app.get(CacheInvalidation).publish('channels', null);
+export async function channelsChanged(t: TestApp): Promise<void> {
+  const invalidation = t.app.get(CacheInvalidation);
+  invalidation.publish('channels', null);
+  // The NOTIFY is a statement of its own: wait for it, so that it is not counted in what follows.
+  await invalidation.flush();
 }
 
 /** Creates active member users in the demo realm (through the users service) and returns their ids. */
@@ -131,5 +134,5 @@ export async function addSubscribers(t: TestApp, channel: string, userIds: numbe
      ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true`,
     [userIds, rows[0].recipient_id],
   );
-  channelsChanged(t);
+  await channelsChanged(t);
 }

@@ -673,7 +673,7 @@ describe('POST /messages', () => {
         `UPDATE subscription SET is_muted = true WHERE user_profile_id = $1 AND recipient_id = (SELECT recipient_id FROM stream WHERE name = 'Denmark')`,
         [await userId(t, ZOE)],
       );
-      channelsChanged(t);
+      await channelsChanged(t);
       const res = await send(ZOE, { type: 'stream', to: 'Denmark', topic: 'muted channel', content: 'x' });
       expect(res.body).toMatchObject({ automatic_new_visibility_policy: 2 });
       const rows = await t.dataSource.query<Array<{ visibility_policy: number }>>(

@@ -115,11 +115,12 @@ describe('muted users: POST/DELETE /users/me/muted_users/{muted_user_id}', () =>
       subscriptions: [{ name: 'mute counting' }],
       principals: ids,
     });
-    await sendChannel(t, IAGO, 'mute counting', 'warm', 'up');
+    // Warm-ups to the counted topic: a send to a topic not seen yet reads whether it exists.
+    await sendChannel(t, IAGO, 'mute counting', 'count', 'up');
     const one = (await countQueries(() => sendChannel(t, IAGO, 'mute counting', 'count', 'one'))).count;
     for (let i = 0; i < 6; i++) await mute(`muter${i}@zulip.com`, await userId(t, IAGO));
     // The realm's mutes are cached per process: the first send after a change reloads them.
-    await sendChannel(t, IAGO, 'mute counting', 'warm', 'again');
+    await sendChannel(t, IAGO, 'mute counting', 'count', 'again');
     const many = (await countQueries(() => sendChannel(t, IAGO, 'mute counting', 'count', 'many'))).count;
     expect(many).toBe(one);
   });
