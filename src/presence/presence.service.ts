@@ -78,6 +78,11 @@ export interface PresenceResponse {
 export class PresenceService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Presence');
   private pending = new Map<number, Pending>();
+  /**
+   * The batch being written: readers still overlay it until its statement has committed, or a
+   * request arriving during the write would see neither the waiting ping nor its row.
+   */
+  private writing = new Map<number, Pending>();
   private readonly known = new Map<number, PresenceTimes>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -142,6 +147,11 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     return this.pending.size;
   }
 
+  /** The user's ping not yet committed (waiting, or in the batch being written), if any. */
+  private waitingPing(userId: number): Pending | undefined {
+    return this.pending.get(userId) ?? this.writing.get(userId);
+  }
+
   /** Writes every waiting ping now: one statement per realm. Resolves when written. */
   flush(): Promise<void> {
     this.flushing = this.flushing
@@ -156,6 +166,15 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.writing = batch;
+    try {
+      await this.writeBatches(batch);
+    } finally {
+      this.writing = new Map();
+    }
+  }
+
+  private async writeBatches(batch: Map<number, Pending>): Promise<void> {
     const byRealm = new Map<number, Pending[]>();
     for (const p of batch.values()) {
       const list = byRealm.get(p.realmId);
@@ -256,7 +275,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     const host = this.realms.realmHost(realm);
     const rows = new Map<number, PresenceRow>();
     for (const r of dbRows) rows.set(r.userId, this.toRow(r, host));
-    for (const p of this.pending.values()) {
+    for (const p of [...this.writing.values(), ...this.pending.values()]) {
       if (p.realmId !== realm.id) continue;
       rows.set(p.userId, this.withPending(rows.get(p.userId) ?? this.known.get(p.userId), p));
     }
@@ -276,7 +295,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
   async userPresence(user: UserProfile, realm: Realm): Promise<PresenceRow | null> {
     const stored = await this.repository.userRow(user.id);
     const row = stored ? this.toRow(stored, this.realms.realmHost(realm)) : undefined;
-    const waiting = this.pending.get(user.id);
+    const waiting = this.waitingPing(user.id);
     if (waiting) return this.withPending(row, waiting);
     return row ?? null;
   }
@@ -317,7 +336,7 @@ export class PresenceService implements OnModuleInit, OnModuleDestroy {
     const active = new Set<number>();
     const unknown: number[] = [];
     for (const id of userIds) {
-      const waiting = this.pending.get(id);
+      const waiting = this.waitingPing(id);
       if (waiting?.active && waiting.at.getTime() / 1000 >= cutoff) active.add(id);
       else unknown.push(id);
     }
