@@ -16,6 +16,7 @@ import {
   parseMultipartWithin,
 } from './common/http/body-limits';
 import { refuseCrossSiteRequests } from './common/http/cross-site';
+import { ZulipExpressAdapter } from './common/http/express-adapter';
 import { installEnvelope } from './common/http/envelope.interceptor';
 import { captureRoutes } from './common/http/routes';
 import { runInRequestScope } from './common/request-scope';
@@ -158,10 +159,14 @@ export async function createApp(
   options: { logger?: Pino } = {},
 ): Promise<INestApplication> {
   const root = options.logger ?? createRootLogger(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
-    bodyParser: false,
-    logger: new AppLogger(root),
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, databaseUrl),
+    new ZulipExpressAdapter(),
+    {
+      bodyParser: false,
+      logger: new AppLogger(root),
+    },
+  );
   app.disable('x-powered-by');
   // The client address (login rate limits) from X-Forwarded-For, only when sent by a trusted proxy.
   if (config.trustProxy) app.set('trust proxy', config.trustProxy);
