@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, MaxLength } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, MinLength, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, MaxLength } from 'class-validator';
 import { ZulipError } from '../errors/zulip-error';
 import { Arg, MAX_JSON_DEPTH, MAX_JSON_LIST_LENGTH, OptionalArg, paramSpecs, parseParams } from './params';
 
@@ -80,6 +81,24 @@ describe('parseParams', () => {
     expect(value.topic).toBe('true');
     expect(value.propagate_mode).toBe('change_one');
     expect(read).toEqual(['content', 'read_by_sender', 'topic']);
+  });
+
+  it("applies a parameter's @Transform (class-transformer runs only for DTOs that declare one)", () => {
+    class Trimmed {
+      @Arg({ json: false })
+      @IsString()
+      @Transform(({ value }: { value: string }) => value.trim())
+      @MinLength(1)
+      name: string;
+
+      @OptionalArg({ json: false })
+      @IsString()
+      note?: string;
+    }
+    const { value } = parseParams(Trimmed, params({ name: '  Denmark ', note: ' as sent ' }));
+    expect(value).toBeInstanceOf(Trimmed);
+    expect(value).toEqual({ name: 'Denmark', note: ' as sent ' });
+    expect(errorOf(Trimmed, { name: '   ' }).message).toMatch(/^name/);
   });
 
   it('leaves an absent optional parameter without default undefined', () => {
