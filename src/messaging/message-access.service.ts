@@ -69,7 +69,7 @@ function toAccessed(r: AccessRowRaw): AccessedMessage {
           canAddSubscribersGroup: r.can_add_subscribers_group!,
           subscribed: r.subscribed,
         };
-  return { message: toMessageRow(r), channel, userMessageFlags: r.um_flags === null ? null : Number(r.um_flags) };
+  return { message: toMessageRow(r, r.id), channel, userMessageFlags: r.um_flags === null ? null : Number(r.um_flags) };
 }
 
 /**

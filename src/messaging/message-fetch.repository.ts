@@ -5,6 +5,7 @@ import { userGroupIdsCte, usersView } from '../users/users.sql';
 import { realmsView } from '../realm/realm.sql';
 import { createHash } from 'node:crypto';
 import { namedQuery } from '../database/named-query';
+import { toMessageRow, type MessageRowColumns } from './messages.repository';
 import type { MessageRow, ReactionRow, SubmessageRow, UserBrief } from './message-format';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -89,21 +90,7 @@ export interface DisplayedWindow {
 }
 
 /** What the display statement adds to each window row (and `users` on the first row). */
-interface DisplayRaw extends FetchedRow {
-  realm_id: number;
-  sender_id: number;
-  recipient_id: number;
-  subject: string;
-  content: string;
-  rendered_content: string | null;
-  date_sent: Date;
-  sending_client: string;
-  last_edit_time: Date | null;
-  edit_history: Array<Record<string, unknown>> | null;
-  is_channel_message: boolean;
-  stream_id: number | null;
-  stream_name: string | null;
-  dm_user_ids: number[] | null;
+interface DisplayRaw extends FetchedRow, MessageRowColumns {
   reactions: Array<[number, string, string, string]> | null;
   submessages: Array<[number, number, string, string]> | null;
   users: UserTuple[] | null;
@@ -185,23 +172,7 @@ function toDisplayedWindow(raw: DisplayRaw[], realmId: number): DisplayedWindow 
     // As messagesForDisplay: only messages of the viewer's realm are shown.
     if (r.realm_id !== realmId) continue;
     const id = r.message_id;
-    messages.set(id, {
-      id,
-      realmId: r.realm_id,
-      senderId: r.sender_id,
-      recipientId: r.recipient_id,
-      subject: r.subject,
-      content: r.content,
-      renderedContent: r.rendered_content,
-      dateSent: r.date_sent,
-      sendingClient: r.sending_client,
-      lastEditTime: r.last_edit_time,
-      editHistory: r.edit_history,
-      isChannelMessage: r.is_channel_message,
-      streamId: r.stream_id,
-      streamName: r.stream_name,
-      dmUserIds: r.dm_user_ids,
-    });
+    messages.set(id, toMessageRow(r, id));
     for (const [userId, emojiName, emojiCode, reactionType] of r.reactions ?? []) {
       reactions.push({ messageId: id, userId, emojiName, emojiCode, reactionType });
     }

@@ -668,7 +668,7 @@ export class MessagesRepository {
     const valid = dbIds(ids);
     if (valid.length === 0) return [];
     const rows = await this.em.query<MessageRowRaw[]>(MESSAGE_ROWS_SQL, [realmId, valid]);
-    return rows.map(toMessageRow);
+    return rows.map((r) => toMessageRow(r, r.id));
   }
 
   async reactionsForMessages(ids: number[]): Promise<ReactionRow[]> {
@@ -696,8 +696,8 @@ export class MessagesRepository {
   }
 }
 
-export interface MessageRowRaw {
-  id: number;
+/** A message's columns as the statements that build a {@link MessageRow} select them. */
+export interface MessageRowColumns {
   realm_id: number;
   sender_id: number;
   recipient_id: number;
@@ -714,9 +714,13 @@ export interface MessageRowRaw {
   dm_user_ids: number[] | null;
 }
 
-export function toMessageRow(r: MessageRowRaw): MessageRow {
+export interface MessageRowRaw extends MessageRowColumns {
+  id: number;
+}
+
+export function toMessageRow(r: MessageRowColumns, id: number): MessageRow {
   return {
-    id: r.id,
+    id,
     realmId: r.realm_id,
     senderId: r.sender_id,
     recipientId: r.recipient_id,
