@@ -188,21 +188,15 @@ export class ChannelQueriesService {
 
   /** GET /users/me/subscriptions: the caller's subscriptions to channels that are not archived. */
   async listSubscriptions(auth: AuthContext, includeSubscribers: boolean): Promise<ChannelDict[]> {
-    const subs = await this.channels.subscriptionsOfUser(auth.user.id, true);
-    const streams = (
-      await this.channels.findByRecipientIds(
-        auth.realm.id,
-        subs.map((s) => s.recipientId),
-      )
-    ).filter((s) => !s.deactivated);
-    const ctx = await this.access.formatContext(auth.realm.id, streams);
-    const subscribers = includeSubscribers
-      ? await this.channels.subscriberIds(streams.map((s) => s.recipientId!))
-      : undefined;
-    const subByRecipient = new Map(subs.map((s) => [s.recipientId, s]));
-    return streams
-      .map((s) => subscriptionDict(s, subByRecipient.get(s.recipientId!)!, ctx, subscribers?.get(s.recipientId!)))
-      .sort(byName);
+    const { streams, mine, ctx, subscribers } = await this.listing(auth, false, includeSubscribers);
+    const out: ChannelDict[] = [];
+    for (const s of streams) {
+      const sub = s.recipientId === null ? undefined : mine.get(s.recipientId);
+      if (!sub?.active) continue;
+      const ids = subscribers ? (subscribers.get(s.recipientId!) ?? []) : undefined;
+      out.push(subscriptionDict(s, sub, ctx, ids));
+    }
+    return out.sort(byName);
   }
 
   /**

@@ -152,14 +152,21 @@ describe('channel listing cache invalidation across instances', () => {
     await subscribeOnA(HAMLET, 'listing members');
     const before = (await streamsOnB()).get('listing members')!.subscriber_count as number;
     await registerOnB();
+    const mineOnB = async () => {
+      const body = await send(b, 'get', '/users/me/subscriptions', HAMLET, { include_subscribers: 'true' });
+      return (body.subscriptions as ChannelDict[]).find((s) => s.name === 'listing members')!;
+    };
+    await mineOnB();
     await subscribeOnA(CORDELIA, 'listing members');
     expect((await streamsOnB()).get('listing members')!.subscriber_count).toBe(before + 1);
     expect((await registerOnB()).get('listing members')!.subscribers).toContain(await userId(CORDELIA));
+    expect((await mineOnB()).subscribers).toContain(await userId(CORDELIA));
     await onA(() =>
       send(a, 'delete', '/users/me/subscriptions', CORDELIA, { subscriptions: JSON.stringify(['listing members']) }),
     );
     expect((await streamsOnB()).get('listing members')!.subscriber_count).toBe(before);
     expect((await registerOnB()).get('listing members')!.subscribers).not.toContain(await userId(CORDELIA));
+    expect((await mineOnB()).subscriber_count).toBe(before);
   });
 
   it('a user deactivated and reactivated on A leaves and rejoins the counts on B', async () => {
