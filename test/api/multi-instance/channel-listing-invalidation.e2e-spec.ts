@@ -1,7 +1,8 @@
 /**
  * GET /streams and POST /register read the realm's channels and their subscriber counts from a
- * per-process cache (ChannelListingCache). Two app instances on one database: every change made
- * through A that a listing shows is seen by B's very next request.
+ * per-process cache (ChannelListingCache), and POST /register's and GET /users' user lists from
+ * another (RealmUserRowsCache). Two app instances on one database: every change made through A
+ * that a listing shows is seen by B's very next request.
  */
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
@@ -220,5 +221,52 @@ describe('channel listing cache invalidation across instances', () => {
       messageId = body.id as number;
     });
     expect(await firstOnB()).toBe(messageId);
+  });
+
+  describe("the realm's users (RealmUserRowsCache)", () => {
+    type UserDict = Record<string, unknown> & { user_id: number; full_name: string };
+    const usersOnB = async () => {
+      const body = await send(b, 'post', '/register', OTHELLO, { fetch_event_types: JSON.stringify(['realm_user']) });
+      const byId = (list: unknown) => new Map((list as UserDict[]).map((u) => [u.user_id, u]));
+      return { active: byId(body.realm_users), inactive: byId(body.realm_non_active_users) };
+    };
+    const directoryOnB = async () =>
+      new Map(((await send(b, 'get', '/users', HAMLET)).members as UserDict[]).map((u) => [u.user_id, u]));
+
+    it('a user created on A is listed by B at once', async () => {
+      await usersOnB();
+      await directoryOnB();
+      let id = 0;
+      await onA(async () => {
+        const body = await send(a, 'post', '/users', IAGO, {
+          email: 'listed.at.once@zulip.com',
+          password: 'a-long-password',
+          full_name: 'Listed At Once',
+        });
+        id = body.user_id as number;
+      });
+      expect((await usersOnB()).active.get(id)).toMatchObject({ full_name: 'Listed At Once', is_active: true });
+      expect((await directoryOnB()).get(id)).toMatchObject({ full_name: 'Listed At Once' });
+    });
+
+    it("a user's name, role and activity changed on A are seen on B", async () => {
+      const cordelia = await userId(CORDELIA);
+      await usersOnB();
+      await onA(() => send(a, 'patch', `/users/${cordelia}`, IAGO, { full_name: 'Cordelia Renamed', role: '300' }));
+      expect((await usersOnB()).active.get(cordelia)).toMatchObject({ full_name: 'Cordelia Renamed', role: 300 });
+      await onA(() => send(a, 'delete', `/users/${cordelia}`, IAGO));
+      const after = await usersOnB();
+      expect(after.active.has(cordelia)).toBe(false);
+      expect(after.inactive.get(cordelia)).toMatchObject({ is_active: false });
+      await onA(() => send(a, 'post', `/users/${cordelia}/reactivate`, IAGO));
+      expect((await usersOnB()).active.has(cordelia)).toBe(true);
+    });
+
+    it('a name changed by the user on A (PATCH /settings) is seen on B', async () => {
+      const hamlet = await userId(HAMLET);
+      await usersOnB();
+      await onA(() => send(a, 'patch', '/settings', HAMLET, { full_name: 'Hamlet Renamed' }));
+      expect((await usersOnB()).active.get(hamlet)).toMatchObject({ full_name: 'Hamlet Renamed' });
+    });
   });
 });
