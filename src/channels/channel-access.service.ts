@@ -148,6 +148,7 @@ export class ChannelAccessService {
     for (const [name, id] of system) systemNames.set(id, name);
     const recipientOf = new Map(streams.map((s) => [s.id, s.recipientId]));
     return {
+      signature: JSON.stringify([[...values], [...systemNames]]),
       groupValue: (id) => values.get(id) ?? id,
       systemGroupName: (id) => systemNames.get(id),
       subscriberCount: (streamId) => {

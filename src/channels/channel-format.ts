@@ -18,6 +18,11 @@ export interface ChannelFormatContext {
   systemGroupName(groupId: number): SystemGroupName | undefined;
   /** Active subscribers of the channel. */
   subscriberCount(streamId: number): number;
+  /**
+   * Equal for two contexts whose `groupValue` and `systemGroupName` answer alike (a serialised dict
+   * may be reused when its channel row and subscriber count are the same too); absent: never.
+   */
+  signature?: string;
 }
 
 export type ChannelDict = Record<string, unknown> & { stream_id: number; name: string };

@@ -13,8 +13,11 @@ import {
   isRealmAdmin,
   keepsMetadataAfterUnsubscribing,
 } from './channels.policy';
-import { ChannelListingRows, ChannelNotificationState, ChannelsRepository } from './channels.repository';
+import { ChannelNotificationState, ChannelsRepository, RealmChannels } from './channels.repository';
+import { ChannelListingCache } from './channel-listing-cache';
+import type { Subscription } from './subscription.entity';
 import { requestMemo } from '../common/request-scope';
+import { RawJson } from '../common/http/raw-json';
 import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { channelFolderDict } from './channel-folders.service';
@@ -42,7 +45,9 @@ export interface SubscriptionState {
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** The realm's channels as one user sees them, with what their dicts need (see `listing`). */
-interface ChannelListing extends ChannelListingRows {
+interface ChannelListing extends RealmChannels {
+  /** The user's subscription rows (active or not) to those channels, by recipient id. */
+  mine: Map<number, Subscription>;
   ctx: ChannelFormatContext;
 }
 
@@ -58,7 +63,11 @@ export class ChannelQueriesService {
     private readonly topics: UserTopicsRepository,
     private readonly folders: ChannelFoldersRepository,
     private readonly users: UsersService,
+    private readonly listingCache: ChannelListingCache,
   ) {}
+
+  /** Channel dicts serialised by {@link getStreamsJson}, by the cached row they were made from. */
+  private readonly serialised = new WeakMap<Stream, { signature: string; count: number; bytes: Buffer }>();
 
   /**
    * GET /streams/{stream_id}/members (get_subscribers_backend): the channel's active subscribers,
@@ -90,6 +99,45 @@ export class ChannelQueriesService {
 
   /** GET /streams (zerver/lib/streams.py get_streams_for_user / do_get_streams). */
   async getStreams(auth: AuthContext, o: GetStreamsOptions): Promise<ChannelDict[]> {
+    const { selected, ctx } = await this.selectStreams(auth, o);
+    const dicts = selected.map((s) => channelDict(s, ctx));
+    if (o.includeDefault) {
+      const defaults = new Set(await this.channels.defaultChannelIds(auth.realm.id));
+      for (const d of dicts) d.is_default = defaults.has(d.stream_id);
+    }
+    return dicts;
+  }
+
+  /**
+   * GET /streams' `streams` as the response sends it: the list of {@link getStreams}, each
+   * channel's dict serialised once for as long as its row (ChannelListingCache's copy), subscriber
+   * count and group-setting values stay the same, then reused by every request.
+   */
+  async getStreamsJson(auth: AuthContext, o: GetStreamsOptions): Promise<RawJson | ChannelDict[]> {
+    if (o.includeDefault) return this.getStreams(auth, o);
+    const { selected, ctx } = await this.selectStreams(auth, o);
+    return RawJson.array(selected.map((s) => this.channelJson(s, ctx)));
+  }
+
+  private channelJson(stream: Stream, ctx: ChannelFormatContext): Buffer {
+    const count = ctx.subscriberCount(stream.id);
+    const known = this.serialised.get(stream);
+    if (known && ctx.signature !== undefined && known.signature === ctx.signature && known.count === count) {
+      return known.bytes;
+    }
+    const bytes = Buffer.from(JSON.stringify(channelDict(stream, ctx)), 'utf8');
+    // Only the cache's rows (frozen) are shared by requests; a fresh row is not seen again.
+    if (ctx.signature !== undefined && Object.isFrozen(stream)) {
+      this.serialised.set(stream, { signature: ctx.signature, count, bytes });
+    }
+    return bytes;
+  }
+
+  /** The channels GET /streams lists for these options, sorted by name, and their format context. */
+  private async selectStreams(
+    auth: AuthContext,
+    o: GetStreamsOptions,
+  ): Promise<{ selected: Stream[]; ctx: ChannelFormatContext }> {
     const user = auth.user;
     if (o.includeAllActive && !isRealmAdmin(user)) throw ChannelErrors.notAuthorizedForQuery();
     const includeAll = o.includeAll || o.includeAllActive;
@@ -121,12 +169,7 @@ export class ChannelQueriesService {
         return ownerFilter && s.recipientId !== null && ownerSubscribed.has(s.recipientId);
       });
     }
-    const dicts = selected.map((s) => channelDict(s, listing.ctx)).sort(byName);
-    if (o.includeDefault) {
-      const defaults = new Set(await this.channels.defaultChannelIds(auth.realm.id));
-      for (const d of dicts) d.is_default = defaults.has(d.stream_id);
-    }
-    return dicts;
+    return { selected: selected.sort(byName), ctx: listing.ctx };
   }
 
   /** GET /streams/{stream_id}: metadata access suffices; archived channels are not found. */
@@ -145,21 +188,15 @@ export class ChannelQueriesService {
 
   /** GET /users/me/subscriptions: the caller's subscriptions to channels that are not archived. */
   async listSubscriptions(auth: AuthContext, includeSubscribers: boolean): Promise<ChannelDict[]> {
-    const subs = await this.channels.subscriptionsOfUser(auth.user.id, true);
-    const streams = (
-      await this.channels.findByRecipientIds(
-        auth.realm.id,
-        subs.map((s) => s.recipientId),
-      )
-    ).filter((s) => !s.deactivated);
-    const ctx = await this.access.formatContext(auth.realm.id, streams);
-    const subscribers = includeSubscribers
-      ? await this.channels.subscriberIds(streams.map((s) => s.recipientId!))
-      : undefined;
-    const subByRecipient = new Map(subs.map((s) => [s.recipientId, s]));
-    return streams
-      .map((s) => subscriptionDict(s, subByRecipient.get(s.recipientId!)!, ctx, subscribers?.get(s.recipientId!)))
-      .sort(byName);
+    const { streams, mine, ctx, subscribers } = await this.listing(auth, false, includeSubscribers);
+    const out: ChannelDict[] = [];
+    for (const s of streams) {
+      const sub = s.recipientId === null ? undefined : mine.get(s.recipientId);
+      if (!sub?.active) continue;
+      const ids = subscribers ? (subscribers.get(s.recipientId!) ?? []) : undefined;
+      out.push(subscriptionDict(s, sub, ctx, ids));
+    }
+    return out.sort(byName);
   }
 
   /**
@@ -207,9 +244,10 @@ export class ChannelQueriesService {
 
   /**
    * The realm's channels for the caller, their subscription rows, subscriber counts (and ids when
-   * asked) and format context: two statements plus the group values, whatever the number of
-   * channels and users. Remembered for the rest of the request, so POST /register's `streams`
-   * section reuses what its `subscriptions` section loaded.
+   * asked) and format context: the caller's subscriptions and the group values, plus the realm's
+   * channels when ChannelListingCache does not hold them, whatever the number of channels and
+   * users. Remembered for the rest of the request, so POST /register's `streams` section reuses
+   * what its `subscriptions` section loaded.
    */
   private async listing(
     auth: AuthContext,
@@ -220,9 +258,10 @@ export class ChannelQueriesService {
     const key = `channels:listing:${auth.realm.id}:${auth.user.id}:${includeArchived}`;
     const known = memo?.get(key) as ChannelListing | undefined;
     if (known && (known.subscribers || !withSubscribers)) return known;
-    const rows = await this.channels.channelListing(auth.realm.id, auth.user.id, { includeArchived, withSubscribers });
+    const rows = await this.listingCache.realmChannels(auth.realm.id, { includeArchived, withSubscribers });
+    const mine = await this.channels.channelSubscriptionsOfUser(auth.realm.id, auth.user.id);
     const ctx = await this.access.formatContext(auth.realm.id, rows.streams, rows.counts);
-    const listing: ChannelListing = { ...rows, ctx };
+    const listing: ChannelListing = { ...rows, mine, ctx };
     memo?.set(key, listing);
     return listing;
   }

@@ -53,7 +53,7 @@ export class ChannelsController {
 
   @Get('streams')
   async list(@CurrentUser() auth: AuthContext, @Args(GetStreamsArgs) args: GetStreamsArgs) {
-    const streams = await this.queries.getStreams(auth, {
+    const streams = await this.queries.getStreamsJson(auth, {
       includePublic: args.include_public,
       includeWebPublic: args.include_web_public,
       includeSubscribed: args.include_subscribed,

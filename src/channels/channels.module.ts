@@ -11,6 +11,7 @@ import { ChannelEvents } from './channel-events';
 import { ChannelFoldersController } from './channel-folders.controller';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { ChannelFoldersService } from './channel-folders.service';
+import { ChannelListingCache } from './channel-listing-cache';
 import { ChannelQueriesService } from './channel-queries.service';
 import { ChannelsController } from './channels.controller';
 import { ChannelsRepository } from './channels.repository';
@@ -36,6 +37,7 @@ import { UserTopicsService } from './user-topics.service';
     ChannelAccessService,
     SubscriptionsService,
     ChannelAdminService,
+    ChannelListingCache,
     ChannelQueriesService,
     UserTopicsService,
     ChannelFoldersService,

@@ -56,19 +56,17 @@ export function returnedRows<T>(result: unknown): T[] {
   return result as T[];
 }
 
-/** What {@link ChannelsRepository.channelListing} returns. */
-export interface ChannelListingRows {
-  /** The realm's channels, by id. */
+/** What {@link ChannelsRepository.realmChannels} returns: the same for every user of the realm. */
+export interface RealmChannels {
+  /** The realm's channels (archived ones included), by id. */
   streams: Stream[];
-  /** The user's subscription rows (active or not) to those channels, by recipient id. */
-  mine: Map<number, Subscription>;
   /** Active subscribers who are active users, by recipient id. */
   counts: Map<number, number>;
   /** Their ids, sorted, by recipient id (when asked). */
   subscribers?: Map<number, number[]>;
 }
 
-interface ChannelListingRow {
+interface RealmChannelRow {
   id: number;
   realm_id: number;
   name: string;
@@ -97,7 +95,13 @@ interface ChannelListingRow {
   can_resolve_topics_group: number;
   can_send_message_group: number;
   can_subscribe_group: number;
-  sub_id: number | null;
+  subscriber_count: number;
+  subscriber_ids: number[] | null;
+}
+
+interface ChannelSubscriptionRow {
+  recipient_id: number;
+  sub_id: number;
   sub_active: boolean;
   sub_is_muted: boolean;
   sub_color: string;
@@ -107,46 +111,47 @@ interface ChannelListingRow {
   sub_push_notifications: boolean | null;
   sub_email_notifications: boolean | null;
   sub_wildcard_mentions_notify: boolean | null;
-  subscriber_count: number;
-  subscriber_ids: number[] | null;
 }
 
 /**
- * The four forms of the listing statement (archived channels or not, subscriber ids or not),
- * built once. Counts group the realm's active subscriptions of active users with hash joins
- * (one pass over them, not a probe per subscription).
+ * The realm's channels (archived ones included) with their number of active subscribers who are
+ * active users, and, in the second form, those subscribers' ids (sorted). Counts group the
+ * realm's active subscriptions of active users with hash joins (one pass over them, not a probe
+ * per subscription). Nothing in it depends on who asks: ChannelListingCache keeps it per realm.
  */
-const LISTING_SQL: readonly string[] = [false, true].flatMap((withSubscribers) =>
-  [false, true].map((includeArchived) => {
-    const archived = (alias: string) => (includeArchived ? '' : `AND NOT ${alias}.deactivated`);
-    return `SELECT s.id, s.realm_id, s.name, (extract(epoch FROM s.date_created) * 1000)::float8 AS date_created_ms,
+const REALM_CHANNELS_SQL: readonly string[] = [false, true].map(
+  (
+    withSubscribers,
+  ) => `SELECT s.id, s.realm_id, s.name, (extract(epoch FROM s.date_created) * 1000)::float8 AS date_created_ms,
          s.creator_id, s.deactivated, s.description, s.rendered_description, s.recipient_id, s.folder_id, s.invite_only,
          s.history_public_to_subscribers, s.is_web_public, s.message_retention_days, s.first_message_id,
          s.is_recently_active, s.topics_policy, s.can_add_subscribers_group, s.can_administer_channel_group,
          s.can_create_topic_group, s.can_delete_any_message_group, s.can_delete_own_message_group,
          s.can_move_messages_out_of_channel_group, s.can_move_messages_within_channel_group,
          s.can_remove_subscribers_group, s.can_resolve_topics_group, s.can_send_message_group, s.can_subscribe_group,
-         me.id AS sub_id, me.active AS sub_active, me.is_muted AS sub_is_muted, me.color AS sub_color,
-         me.pin_to_top AS sub_pin_to_top, me.desktop_notifications AS sub_desktop_notifications,
-         me.audible_notifications AS sub_audible_notifications, me.push_notifications AS sub_push_notifications,
-         me.email_notifications AS sub_email_notifications, me.wildcard_mentions_notify AS sub_wildcard_mentions_notify,
          coalesce(c.n, 0) AS subscriber_count, ${withSubscribers ? 'c.ids' : 'NULL::int[]'} AS subscriber_ids
     FROM stream s
-    LEFT JOIN subscription me ON me.user_profile_id = $2 AND me.recipient_id = s.recipient_id
     LEFT JOIN (
       SELECT sub.recipient_id, count(*)::int AS n
              ${withSubscribers ? ', array_agg(sub.user_profile_id ORDER BY sub.user_profile_id) AS ids' : ''}
         FROM subscription sub
-        JOIN stream cs ON cs.recipient_id = sub.recipient_id AND cs.realm_id = $1 ${archived('cs')}
+        JOIN stream cs ON cs.recipient_id = sub.recipient_id AND cs.realm_id = $1
         JOIN ${usersView} u ON u.id = sub.user_profile_id
        WHERE sub.active AND u.is_active
        GROUP BY sub.recipient_id) c ON c.recipient_id = s.recipient_id
-   WHERE s.realm_id = $1 ${archived('s')}
-   ORDER BY s.id`;
-  }),
+   WHERE s.realm_id = $1
+   ORDER BY s.id`,
 );
 
-function streamOfRow(r: ChannelListingRow): Stream {
+/** A user's subscription rows (active or not) to the realm's channels. */
+const USER_CHANNEL_SUBSCRIPTIONS_SQL = `SELECT me.recipient_id, me.id AS sub_id, me.active AS sub_active, me.is_muted AS sub_is_muted,
+         me.color AS sub_color, me.pin_to_top AS sub_pin_to_top, me.desktop_notifications AS sub_desktop_notifications,
+         me.audible_notifications AS sub_audible_notifications, me.push_notifications AS sub_push_notifications,
+         me.email_notifications AS sub_email_notifications, me.wildcard_mentions_notify AS sub_wildcard_mentions_notify
+    FROM subscription me JOIN stream s ON s.recipient_id = me.recipient_id
+   WHERE me.user_profile_id = $2 AND s.realm_id = $1`;
+
+function streamOfRow(r: RealmChannelRow): Stream {
   return {
     id: r.id,
     realmId: r.realm_id,
@@ -179,11 +184,11 @@ function streamOfRow(r: ChannelListingRow): Stream {
   };
 }
 
-function subscriptionOfRow(r: ChannelListingRow, userId: number): Subscription {
+function subscriptionOfRow(r: ChannelSubscriptionRow, userId: number): Subscription {
   return {
-    id: r.sub_id!,
+    id: r.sub_id,
     userProfileId: userId,
-    recipientId: r.recipient_id!,
+    recipientId: r.recipient_id,
     active: r.sub_active,
     isMuted: r.sub_is_muted,
     color: r.sub_color,
@@ -205,8 +210,9 @@ export class ChannelsRepository {
   ) {}
 
   /**
-   * Every process's caches of channels (the send path's ChannelSendCache) drop the channels of
-   * `recipientIds` (null: all) when the current change commits.
+   * Every process's caches of channels (the send path's ChannelSendCache, the listings'
+   * ChannelListingCache) drop the channels of `recipientIds` (null: all) when the current change
+   * commits.
    */
   private channelsChanged(recipientIds: readonly number[] | null): Promise<void> {
     return this.invalidation.publishOnCommit('channels', recipientIds === null ? null : [...new Set(recipientIds)]);
@@ -291,35 +297,43 @@ export class ChannelsRepository {
   }
 
   /**
-   * The realm's channels (by id) for one user, in one statement whatever their number: each
-   * channel with the user's subscription row to it (active or not) and its number of active
-   * subscribers who are active users, plus, when asked, those subscribers' ids (sorted). Rows are
-   * plain objects, not TypeORM entities (GET /streams and POST /register read thousands).
+   * The realm's channels (by id, archived ones included) with their number of active subscribers
+   * who are active users, plus, when asked, those subscribers' ids (sorted): one statement
+   * whatever the number of channels and users. Rows are plain objects, not TypeORM entities
+   * (GET /streams and POST /register read thousands); ChannelListingCache keeps them per realm.
    */
-  async channelListing(
-    realmId: number,
-    userId: number,
-    opts: { includeArchived: boolean; withSubscribers: boolean },
-  ): Promise<ChannelListingRows> {
-    const form = (opts.withSubscribers ? 2 : 0) + (opts.includeArchived ? 1 : 0);
+  async realmChannels(realmId: number, withSubscribers: boolean): Promise<RealmChannels> {
     // Prepared: planning this statement costs PostgreSQL about as much as a third of running it.
-    const rows = await namedQuery<ChannelListingRow>(this.em, `channel_listing_${form}`, LISTING_SQL[form], [
-      realmId,
-      userId,
-    ]);
+    const rows = await namedQuery<RealmChannelRow>(
+      this.em,
+      `realm_channels_${withSubscribers ? 1 : 0}`,
+      REALM_CHANNELS_SQL[withSubscribers ? 1 : 0],
+      [realmId],
+    );
     const streams: Stream[] = new Array<Stream>(rows.length);
-    const mine = new Map<number, Subscription>();
     const counts = new Map<number, number>();
-    const subscribers = opts.withSubscribers ? new Map<number, number[]>() : undefined;
+    const subscribers = withSubscribers ? new Map<number, number[]>() : undefined;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
       streams[i] = streamOfRow(r);
       if (r.recipient_id === null) continue;
       counts.set(r.recipient_id, r.subscriber_count);
       if (subscribers) subscribers.set(r.recipient_id, r.subscriber_ids ?? []);
-      if (r.sub_id !== null) mine.set(r.recipient_id, subscriptionOfRow(r, userId));
     }
-    return { streams, mine, counts, subscribers };
+    return { streams, counts, subscribers };
+  }
+
+  /** The user's subscription rows (active or not) to the realm's channels, by recipient id. */
+  async channelSubscriptionsOfUser(realmId: number, userId: number): Promise<Map<number, Subscription>> {
+    const rows = await namedQuery<ChannelSubscriptionRow>(
+      this.em,
+      'user_channel_subscriptions',
+      USER_CHANNEL_SUBSCRIPTIONS_SQL,
+      [realmId, userId],
+    );
+    const mine = new Map<number, Subscription>();
+    for (const r of rows) mine.set(r.recipient_id, subscriptionOfRow(r, userId));
+    return mine;
   }
 
   /**
@@ -364,6 +378,8 @@ export class ChannelsRepository {
     const recipient = await this.em.insert(Recipient, { type: RecipientType.STREAM, typeId: id });
     const recipientId = (recipient.identifiers[0] as { id: number }).id;
     await this.em.update(Stream, { id }, { recipientId });
+    // Channel listings (ChannelListingCache) show the new channel once it commits.
+    await this.channelsChanged([recipientId]);
     return this.em.findOneOrFail(Stream, { where: { id } });
   }
 

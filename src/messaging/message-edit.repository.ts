@@ -296,7 +296,7 @@ export class MessageEditRepository {
     channelIds: number[],
   ): Promise<Array<{ id: number; name: string; first_message_id: number | null }>> {
     if (channelIds.length === 0) return [];
-    return this.em.query(
+    const changed = await this.em.query<Array<{ id: number; name: string; first_message_id: number | null }>>(
       refreshFirstMessageIdsSql(
         '$1',
         (s) =>
@@ -304,6 +304,9 @@ export class MessageEditRepository {
       ),
       [channelIds],
     );
+    // Channel listings (ChannelListingCache) show first_message_id.
+    if (changed.length > 0) await this.invalidation.publishOnCommit('channels', null);
+    return changed;
   }
 
   async setHasAttachment(messageId: number, value: boolean): Promise<void> {

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { dbIds, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
+import { CacheInvalidation } from '../database/cache-invalidation';
 import type { ChannelAccessFields } from './message-access.policy';
 import type { MessageRow, ReactionRow, UserBrief } from './message-format';
 import { namedQuery } from '../database/named-query';
@@ -240,7 +241,10 @@ export function toChannelForSend(r: ChannelForSendRaw, senderId: number): Channe
  */
 @Injectable()
 export class MessagesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly invalidation: CacheInvalidation,
+  ) {}
 
   private get em(): EntityManager {
     return currentManager() ?? this.dataSource.manager;
@@ -324,14 +328,21 @@ export class MessagesRepository {
       )`;
     const rows =
       channelId === null
-        ? await namedQuery<{ id: number }>(this.em, 'msg_insert_direct', `${insert} SELECT id FROM m`, values)
-        : await namedQuery<{ id: number }>(
+        ? await namedQuery<{ id: number; first: boolean }>(
+            this.em,
+            'msg_insert_direct',
+            `${insert} SELECT id, false AS first FROM m`,
+            values,
+          )
+        : await namedQuery<{ id: number; first: boolean }>(
             this.em,
             'msg_insert_channel',
-            `${insert}, first AS (${FILL_FIRST_MESSAGE_ID_ON_SEND})
-             SELECT id FROM m`,
+            `${insert}, first AS (${FILL_FIRST_MESSAGE_ID_ON_SEND} RETURNING 1)
+             SELECT id, EXISTS (SELECT 1 FROM first) AS first FROM m`,
             [...values, channelId],
           );
+    // The channel's first message: channel listings (ChannelListingCache) show first_message_id.
+    if (rows[0].first) await this.invalidation.publishOnCommit('channels', [message.recipientId]);
     return rows[0].id;
   }
 
@@ -594,7 +605,7 @@ export class MessagesRepository {
         umFlags.push(item.flags[j]);
       });
     });
-    const rows = await this.em.query<Array<{ id: number; ord: string }>>(
+    const rows = await this.em.query<Array<{ id: number; ord: string; first: number[] | null }>>(
       `WITH input AS (
          SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[],
                               $8::timestamptz[], $9::text[], $10::bool[], $11::bool[], $12::bool[], $13::bool[],
@@ -616,8 +627,8 @@ export class MessagesRepository {
          INSERT INTO user_message (user_profile_id, message_id, flags)
          SELECT r.user_id, ids.id, r.flags FROM unnest($15::int[], $16::int[], $17::bigint[]) AS r(ord, user_id, flags)
            JOIN ids ON ids.ord = r.ord
-       ), first AS (${FILL_FIRST_MESSAGE_IDS_ON_BULK_SEND})
-       SELECT id, ord FROM ids ORDER BY ord`,
+       ), first AS (${FILL_FIRST_MESSAGE_IDS_ON_BULK_SEND} RETURNING c.recipient_id)
+       SELECT id, ord, (SELECT array_agg(recipient_id) FROM first) AS first FROM ids ORDER BY ord`,
       [
         col((m) => m.realmId),
         col((m) => m.senderId),
@@ -638,6 +649,9 @@ export class MessagesRepository {
         umFlags,
       ],
     );
+    // Channels' first messages: channel listings (ChannelListingCache) show first_message_id.
+    const firsts = rows[0]?.first ?? null;
+    if (firsts !== null && firsts.length > 0) await this.invalidation.publishOnCommit('channels', firsts);
     return rows.map((r) => r.id);
   }
 

@@ -1,4 +1,5 @@
 import { GroupUsage } from './group-usage';
+import { RealmUserRowsCache } from './realm-user-rows-cache';
 import { RealmUserLinksProvider } from './realm-user-links';
 import { UserAccessService } from './user-access.service';
 import { UserAccessEventsService } from './user-access-events.service';
@@ -43,6 +44,7 @@ import { OwnUserFields } from './own-user-fields';
     UserSettingsService,
     EmailChangeService,
     UsersRepository,
+    RealmUserRowsCache,
     GroupMembershipRepository,
     ProfileValuesRepository,
     NavigationViewsRepository,

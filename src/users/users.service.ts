@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RealmUserRowsCache } from './realm-user-rows-cache';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Errors } from '../common/errors/zulip-error';
@@ -77,6 +78,7 @@ export class UsersService {
     private readonly userAccess: UserAccessService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly loginThrottle: LoginThrottle,
+    private readonly realmUserRows: RealmUserRowsCache,
   ) {}
 
   /** Creates a user with the realm's default settings, a role-group membership and an API key. */
@@ -115,6 +117,8 @@ export class UsersService {
         () => UserErrors.emailInUse(input.email),
       );
       await this.syncRoleGroups(realm.id, id, role);
+      // Caches of the realm's users (RealmUserRowsCache) list the new user once it commits.
+      await this.auth.userChanged(id);
       const user = (await this.users.findById(id))!;
       return { user, apiKey };
     });
@@ -221,7 +225,9 @@ export class UsersService {
       userListIncomplete?: boolean;
     },
   ): Promise<Record<string, unknown>[]> {
-    const rows = await this.users.listDictRowsInRealm(realm.id, opts.userIds);
+    const rows = opts.userIds
+      ? await this.users.listDictRowsInRealm(realm.id, opts.userIds)
+      : await this.realmUserRows.rowsInRealm(realm.id);
     if (opts.userIds) {
       const found = new Set(rows.map((r) => r.id));
       for (const id of opts.userIds) if (!found.has(id)) throw UserErrors.invalidId(id);

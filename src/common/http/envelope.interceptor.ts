@@ -3,6 +3,7 @@ import { METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import type { Response } from 'express';
+import { encodeWithRawJson } from './raw-json';
 import { ignoredParams, ZulipRequest } from './request-params';
 
 /** Marks a handler whose return value is sent as-is (not wrapped in Zulip's envelope). */
@@ -141,8 +142,15 @@ const ENCODE_ONCE_CHARS = 64 * 1024;
  * sends in one write with the headers.
  */
 function sendJson(response: Response, body: Record<string, unknown>): void {
-  const json = JSON.stringify(body);
   response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  // Values serialised ahead of time (RawJson: GET /streams' cached channel dicts) go as they are.
+  const spliced = encodeWithRawJson(body);
+  if (spliced) {
+    response.setHeader('Content-Length', String(spliced.length));
+    response.end(spliced);
+    return;
+  }
+  const json = JSON.stringify(body);
   if (json.length > ENCODE_ONCE_CHARS) {
     const bytes = Buffer.from(json, 'utf8');
     response.setHeader('Content-Length', String(bytes.length));

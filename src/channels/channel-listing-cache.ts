@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { CacheInvalidation } from '../database/cache-invalidation';
+import { currentManager } from '../database/transaction';
+import type { Stream } from './channel.entity';
+import { ChannelsRepository, RealmChannels } from './channels.repository';
+
+/**
+ * How long a process trusts its copy of a realm's channels. Every change behind it drops every
+ * process's copy once it commits (CacheInvalidation topics `channels`, `user` and `realm`); the age
+ * limit is a backstop.
+ */
+const CHANNEL_LISTING_CACHE_MS = 30_000;
+const MAX_REALMS = 200;
+
+interface Entry {
+  loadedAt: number;
+  /** Frozen: every request of the realm shares these objects. */
+  all: RealmChannels;
+  /** The same without archived channels (the counts and subscriber maps are shared). */
+  active: RealmChannels;
+}
+
+/**
+ * Per-process cache of what GET /streams and POST /register read about a realm's channels that
+ * does not depend on who asks (ChannelsRepository.realmChannels): every channel's row, its number
+ * of active subscribers who are active users and, once a request asked for them, their ids. The
+ * caller's own subscription rows are read per request.
+ *
+ * Staleness: the writers of every input publish an invalidation on commit — channel rows
+ * (creation, updates, archiving: `channels`), subscriptions (`channels`), a channel's first message
+ * and message deletes and moves (first_message_id: `channels`), user rows (`user`: a deactivated or
+ * reactivated user changes the counts) and realms (`realm`). Any of them drops every realm's copy.
+ * Inside a transaction the cache is bypassed (the transaction may have changed what it holds).
+ */
+@Injectable()
+export class ChannelListingCache {
+  private readonly realms = new Map<number, Entry>();
+
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly invalidation: CacheInvalidation,
+  ) {
+    const clear = () => this.realms.clear();
+    invalidation.on('channels', clear);
+    invalidation.on('user', clear);
+    invalidation.on('realm', clear);
+  }
+
+  /** The realm's channels (archived ones when asked), their counts and, when asked, subscriber ids. */
+  async realmChannels(
+    realmId: number,
+    opts: { includeArchived: boolean; withSubscribers: boolean },
+  ): Promise<RealmChannels> {
+    const inTransaction = currentManager() !== undefined;
+    if (!inTransaction) {
+      const entry = this.realms.get(realmId);
+      if (entry && Date.now() - entry.loadedAt > CHANNEL_LISTING_CACHE_MS) this.realms.delete(realmId);
+      else if (entry && (entry.all.subscribers || !opts.withSubscribers)) return this.view(entry, opts.includeArchived);
+    }
+    const epoch = this.invalidation.epoch;
+    const loaded = await this.channels.realmChannels(realmId, opts.withSubscribers);
+    const entry = this.entryOf(loaded);
+    if (!inTransaction && this.invalidation.canCache && this.invalidation.epoch === epoch) {
+      if (this.realms.size >= MAX_REALMS && !this.realms.has(realmId)) this.realms.clear();
+      this.realms.set(realmId, entry);
+    }
+    return this.view(entry, opts.includeArchived);
+  }
+
+  private view(entry: Entry, includeArchived: boolean): RealmChannels {
+    return includeArchived ? entry.all : entry.active;
+  }
+
+  private entryOf(loaded: RealmChannels): Entry {
+    for (const stream of loaded.streams) Object.freeze(stream);
+    Object.freeze(loaded.streams);
+    if (loaded.subscribers) for (const ids of loaded.subscribers.values()) Object.freeze(ids);
+    const active: Stream[] = loaded.streams.filter((s) => !s.deactivated);
+    Object.freeze(active);
+    return {
+      loadedAt: Date.now(),
+      all: loaded,
+      active: { streams: active, counts: loaded.counts, subscribers: loaded.subscribers },
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/**
+ * A value of a handler's result whose JSON text (UTF-8) was produced ahead of time, e.g. joined
+ * from fragments a cache keeps: the envelope's `sendJson` splices the bytes into the response as
+ * they are, so a large listing is neither serialised nor encoded again. The bytes must be exactly
+ * `JSON.stringify` of the value they stand for; any other path (Express's `res.json`, a logger)
+ * sees that value through `toJSON`.
+ */
+export class RawJson {
+  constructor(readonly bytes: Buffer) {}
+
+  /** A JSON array of the given elements' JSON texts, as `JSON.stringify` writes it. */
+  static array(elements: readonly Buffer[]): RawJson {
+    const parts: Buffer[] = [OPEN];
+    elements.forEach((element, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(element);
+    });
+    parts.push(CLOSE);
+    return new RawJson(Buffer.concat(parts));
+  }
+
+  toJSON(): unknown {
+    return JSON.parse(this.bytes.toString('utf8'));
+  }
+}
+
+/** Stands for a RawJson value in the serialised body; no client string can hold it by chance. */
+const MARKER = `\u0000raw-json-${randomBytes(12).toString('hex')}-`;
+
+/**
+ * The UTF-8 JSON of `body`, whose top-level RawJson values are spliced in as their bytes; null
+ * when it holds none (the caller serialises it as usual).
+ */
+export function encodeWithRawJson(body: Record<string, unknown>): Buffer | null {
+  let raws: RawJson[] | undefined;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    if (!(value instanceof RawJson)) continue;
+    raws ??= [];
+    copy ??= { ...body };
+    copy[key] = `${MARKER}${raws.length}`;
+    raws.push(value);
+  }
+  if (!raws || !copy) return null;
+  const json = JSON.stringify(copy);
+  const parts: Buffer[] = [];
+  let from = 0;
+  raws.forEach((raw, i) => {
+    const placeholder = JSON.stringify(`${MARKER}${i}`);
+    const at = json.indexOf(placeholder, from);
+    parts.push(Buffer.from(json.slice(from, at), 'utf8'), raw.bytes);
+    from = at + placeholder.length;
+  });
+  parts.push(Buffer.from(json.slice(from), 'utf8'));
+  return Buffer.concat(parts);
+}
