@@ -1,5 +1,17 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, MinLength, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  MinLength,
+  registerDecorator,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import { ZulipError } from '../errors/zulip-error';
 import { Arg, MAX_JSON_DEPTH, MAX_JSON_LIST_LENGTH, OptionalArg, paramSpecs, parseParams } from './params';
 
@@ -99,6 +111,32 @@ describe('parseParams', () => {
     expect(value).toBeInstanceOf(Trimmed);
     expect(value).toEqual({ name: 'Denmark', note: ' as sent ' });
     expect(errorOf(Trimmed, { name: '   ' }).message).toMatch(/^name/);
+  });
+
+  it('sees validation metadata declared after a class was first validated', () => {
+    class Base {
+      @Arg({ json: false })
+      @IsString()
+      @MaxLength(5)
+      name: string;
+    }
+    expect(parseParams(Base, params({ name: 'abcd' })).value.name).toBe('abcd');
+    class Derived extends Base {
+      @Arg({ json: false })
+      @IsString()
+      @MaxLength(2)
+      code: string;
+    }
+    expect(errorOf(Derived, { name: 'abcdef', code: 'ab' }).message).toMatch(/^name/);
+    expect(errorOf(Derived, { name: 'abc', code: 'abc' }).message).toMatch(/^code/);
+    // A constraint added to the first class itself, after it was validated.
+    registerDecorator({
+      target: Base,
+      propertyName: 'name',
+      validator: { validate: (value: unknown) => value !== 'abcd' },
+      options: { message: 'name is refused' },
+    });
+    expect(errorOf(Base, { name: 'abcd' }).message).toBe('name is refused');
   });
 
   it('leaves an absent optional parameter without default undefined', () => {
