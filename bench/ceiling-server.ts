@@ -14,6 +14,10 @@
  */
 import http from 'node:http';
 import { Pool } from 'pg';
+import { installPgTypeParsers } from '../src/database/pg-types';
+
+// The product's timestamp parser (src/data-source-options.ts), so that both read rows alike.
+installPgTypeParsers();
 
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,

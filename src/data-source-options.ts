@@ -1,6 +1,9 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './database/migrations';
+import { installPgTypeParsers } from './database/pg-types';
+
+installPgTypeParsers();
 
 /** The one set of TypeORM options: used by the app, the tests and the TypeORM CLI (ormconfig.ts). */
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
