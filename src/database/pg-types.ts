@@ -4,6 +4,8 @@ import { types } from 'pg';
 const TIMESTAMPTZ = 1184;
 
 const digits2 = (s: string, i: number): number => (s.charCodeAt(i) - 48) * 10 + (s.charCodeAt(i + 1) - 48);
+/** Where `YYYY-MM-DD HH:MM:SS` has digits (after the first). */
+const DIGIT_POSITIONS = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 /**
@@ -29,7 +31,7 @@ export function timestamptzParser(fallback: (text: string) => unknown): (text: s
     ) {
       return fallback(s);
     }
-    for (const i of [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]) if (!isDigit(s.charCodeAt(i))) return fallback(s);
+    for (let k = 0; k < DIGIT_POSITIONS.length; k++) if (!isDigit(s.charCodeAt(DIGIT_POSITIONS[k]))) return fallback(s);
     let i = 19;
     let ms = 0;
     if (s.charCodeAt(i) === 46) {

@@ -156,6 +156,24 @@ function displaySql(window: string): string {
         ORDER BY w.message_id`;
 }
 
+/** Names of the display statements seen, by their text (a statement's shape, values aside). */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 1000;
+
+/**
+ * The prepared statement's name for a display statement: a digest of its text, kept per text so
+ * that a repeated fetch does not hash its ~3 KB again (bounded: narrows have few shapes).
+ */
+function statementName(statement: string): string {
+  let name = statementNames.get(statement);
+  if (name === undefined) {
+    name = `msg_fetch_${createHash('sha1').update(statement).digest('base64url').slice(0, 16)}`;
+    if (statementNames.size >= MAX_STATEMENT_NAMES) statementNames.clear();
+    statementNames.set(statement, name);
+  }
+  return name;
+}
+
 /** Splits the display statement's rows into the window and what the dicts show. */
 function toDisplayedWindow(raw: DisplayRaw[], realmId: number): DisplayedWindow {
   const rows: FetchedRow[] = [];
@@ -385,8 +403,7 @@ export class MessageFetchRepository {
 
   private async runDisplay(q: FetchQuery, statement: string): Promise<DisplayRaw[]> {
     if (!q.params.opaque) return await this.em.query<DisplayRaw[]>(statement, q.params.values);
-    const name = `msg_fetch_${createHash('sha1').update(statement).digest('base64url').slice(0, 16)}`;
-    return await namedQuery<DisplayRaw>(this.em, name, statement, q.params.values);
+    return await namedQuery<DisplayRaw>(this.em, statementName(statement), statement, q.params.values);
   }
 
   /** The window's SELECT (one or two parenthesized queries over `sql`), not yet sorted. */
