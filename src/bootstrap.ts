@@ -18,7 +18,7 @@ import {
 import { refuseCrossSiteRequests } from './common/http/cross-site';
 import { ZulipExpressAdapter } from './common/http/express-adapter';
 import { installEnvelope } from './common/http/envelope.interceptor';
-import { captureRoutes } from './common/http/routes';
+import { captureRoutes, hoistRoutes } from './common/http/routes';
 import { runInRequestScope } from './common/request-scope';
 import { ShutdownState } from './health/shutdown-state';
 import { AppLogger, createRootLogger } from './logging/logger';
@@ -26,6 +26,21 @@ import { requestLogging } from './logging/request-log';
 import { MetricsRegistry } from './metrics/metrics.registry';
 import { emojiBodyLimit, isEmojiUploadRequest } from './realm-emoji/emoji-body';
 import { isFileUploadRequest, uploadBodyLimit } from './uploads/upload-body';
+
+/**
+ * The routes the clients call most (sending, reading, long-polling, presence, typing, flags):
+ * tried first by the router (common/http/routes.ts, hoistRoutes), where no other route could
+ * answer them.
+ */
+export const HOT_ROUTES = [
+  'POST /api/v1/messages',
+  'GET /api/v1/messages',
+  'GET /api/v1/events',
+  'POST /api/v1/users/me/presence',
+  'POST /api/v1/typing',
+  'POST /api/v1/messages/flags',
+  'GET /api/v1/server_settings',
+];
 
 /** Most form fields and list items a request may carry. */
 const MAX_FIELDS = 1000;
@@ -185,6 +200,8 @@ export async function createApp(
   installEnvelope(app);
   // Signals are handled by main.ts (lifecycle/shutdown.ts), which drains before closing the app.
   await app.init();
-  captureRoutes(app.getHttpAdapter().getInstance() as Parameters<typeof captureRoutes>[0]);
+  const expressApp = app.getHttpAdapter().getInstance() as Parameters<typeof captureRoutes>[0];
+  hoistRoutes(expressApp, HOT_ROUTES);
+  captureRoutes(expressApp);
   return app;
 }

@@ -7,6 +7,11 @@ import { Logger } from '@nestjs/common';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import { registerQueue } from '../../helpers/events';
+import { HOT_ROUTES } from '../../../src/bootstrap';
+
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
 
 const HAMLET = 'hamlet@zulip.com';
 const OTHELLO = 'othello@zulip.com';
@@ -269,6 +274,29 @@ describe('protocol layer', () => {
         code: 'AUTHENTICATION_FAILED',
       });
     });
+  });
+
+  it('tries the hot routes first, each answered by its own handler', async () => {
+    const stack = (t.app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } }).router.stack;
+    const routes = stack
+      .filter((l) => l.route)
+      .slice(0, HOT_ROUTES.length)
+      .map((l) => `${Object.keys(l.route!.methods)[0].toUpperCase()} ${l.route!.path}`);
+    expect(routes).toEqual(HOT_ROUTES);
+    const settings = await t.http().get('/api/v1/server_settings');
+    expect(settings.status).toBe(200);
+    expect(settings.body).toHaveProperty('zulip_feature_level');
+    const flags = await t
+      .http()
+      .post('/api/v1/messages/flags')
+      .auth(...(await t.auth(HAMLET)))
+      .type('form')
+      .send({
+        messages: '[]',
+        op: 'add',
+        flag: 'read',
+      });
+    expect(flags.body).toMatchObject({ result: 'success', messages: [] });
   });
 
   describe('routing errors', () => {
