@@ -6,6 +6,8 @@ import {
   MessagesRepository,
   toChannelForSend,
 } from './messages.repository';
+import { channelAccessFields } from './message-access.policy';
+import type { NarrowChannel } from './message-fetch.repository';
 
 /**
  * How long a process trusts its copy of a channel. Every change behind it drops every process's
@@ -106,6 +108,33 @@ export class ChannelSendCache {
       this.names.set(key, row.id);
     }
     return channel;
+  }
+
+  /**
+   * The channel `id` of the realm as a channel narrow of `userId` reads it (GET /messages): its
+   * row and whether the user is an active subscriber, from the cache, which a miss fills as a
+   * send would (its state for the empty topic). Undefined when the channel is not cached (none in
+   * the realm, protected history, a changed channel): the caller reads it itself.
+   */
+  async narrowChannel(realmId: number, userId: number, id: number): Promise<NarrowChannel | undefined> {
+    let entry = this.freshEntry(realmId, id);
+    if (!entry) {
+      await this.channelForSend(realmId, { id: userId, isActive: true }, id, '');
+      entry = this.freshEntry(realmId, id);
+    }
+    if (!entry) return undefined;
+    return {
+      ...channelAccessFields(entry.row),
+      canSendMessageGroup: entry.row.can_send_message_group,
+      subscribed: entry.mutedById.has(userId),
+    };
+  }
+
+  private freshEntry(realmId: number, id: number): ChannelEntry | undefined {
+    const entry = this.channels.get(id);
+    if (!entry || entry.row.realm_id !== realmId || Date.now() - entry.loadedAt > CHANNEL_SEND_CACHE_MS)
+      return undefined;
+    return entry;
   }
 
   private loaded(row: ChannelForSendRaw, sender: Sender, topic: string, epoch: number): ChannelForSend {

@@ -4,6 +4,8 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth.types';
 import { Limits } from '../common/limits';
 import { dbIds, isDbId } from '../database/ids';
+import { currentManager } from '../database/transaction';
+import { ChannelSendCache } from './channel-send-cache';
 import { LinkifierService } from '../linkifiers/linkifier.service';
 import { RealmService } from '../realm/realm.service';
 import { ANY_MENTION_MASK, DEFAULT_HISTORICAL_FLAGS, Flag } from './flags';
@@ -96,6 +98,7 @@ export class MessageFetchService {
     private readonly linkifiers: LinkifierService,
     private readonly submessages: SubmessageRepository,
     private readonly userAccess: UserAccessService,
+    private readonly sendCache: ChannelSendCache,
   ) {}
 
   async getMessages(auth: AuthContext, input: GetMessagesInput): Promise<Record<string, unknown>> {
@@ -350,11 +353,13 @@ export class MessageFetchService {
   private async addChannelTerm(auth: AuthContext, st: NarrowState, term: NarrowTerm): Promise<void> {
     const { user, realm } = auth;
     st.mark('channel');
-    const channel: NarrowChannel | null = await this.fetch.channelByOperand(
-      realm.id,
-      user.id,
-      term.operand as string | number,
-    );
+    const operand = term.operand as string | number;
+    // A channel by id comes from the send cache when no transaction could have changed it.
+    const cached =
+      typeof operand === 'number' && isDbId(operand) && currentManager() === undefined
+        ? await this.sendCache.narrowChannel(realm.id, user.id, operand)
+        : undefined;
+    const channel: NarrowChannel | null = cached ?? (await this.fetch.channelByOperand(realm.id, user.id, operand));
     if (!channel) throw NarrowErrors.unknownChannel(operandText(term.operand));
     st.add(`m.recipient_id = ${st.params.int(channel.recipientId)}`, term.negated);
     if (term.negated) return;

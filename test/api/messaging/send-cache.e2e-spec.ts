@@ -1,3 +1,5 @@
+import { MessageFetchRepository } from '../../../src/messaging/message-fetch.repository';
+import { countQueriesDuring } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
   call,
@@ -49,6 +51,41 @@ describe('POST /messages after changes to what the send path caches', () => {
     expect(byId.status).toBe(200);
     return sendChannel(t, HAMLET, CHANNEL, topic, 'by name');
   }
+
+  it("a channel narrow reads the channel from the cache and sees a change of the reader's subscription at once", async () => {
+    const name = 'send cache narrow';
+    await subscribe(t, HAMLET, name);
+    await setChannel(t, name, { invite_only: true, history_public_to_subscribers: true });
+    const id = await channelId(t, name);
+    const first = await sendChannel(t, HAMLET, name, 'history', 'before othello');
+    const narrow = JSON.stringify([{ operator: 'channel', operand: id }]);
+    const ids = async () => {
+      const res = await call(t, 'get', '/messages', OTHELLO, {
+        anchor: 'newest',
+        num_before: '10',
+        num_after: '0',
+        narrow,
+      });
+      expect(res.status).toBe(200);
+      return (res.body as { messages: Array<{ id: number }> }).messages.map((m) => m.id);
+    };
+    expect(await ids()).toEqual([]);
+    await subscribe(t, HAMLET, name, [OTHELLO]);
+    // Subscribed: the whole history, with the channel read from the cache (filled by the send).
+    const fetches = countQueriesDuring(t.app.get(MessageFetchRepository), 'channelByOperand');
+    try {
+      const history = await ids();
+      expect(history).toContain(first);
+      const second = await sendChannel(t, HAMLET, name, 'history', 'to othello');
+      expect(await ids()).toEqual([...history, second]);
+      expect(fetches.statements).toEqual([]);
+      await unsubscribe(t, OTHELLO, name);
+      // Left a private channel: not even what was received while subscribed (Zulip's has_message_access).
+      expect(await ids()).toEqual([]);
+    } finally {
+      fetches.restore();
+    }
+  });
 
   it('a new subscriber receives the next message, one who left does not', async () => {
     await sendTwice('members');
