@@ -53,7 +53,8 @@ interface Origin {
  * (`user`: active state and notification defaults), message deletes and moves (messaging:
  * `channels`, a topic may have gone). A topic is cached as existing only once a message of it was
  * seen committed. Only channels with shared history are cached (a protected channel's topic
- * existence depends on the sender's own messages).
+ * existence depends on the sender's own messages). A channel narrow of GET /messages reads its
+ * channel row and the reader's subscription here too ({@link ChannelSendCache.narrowChannel}).
  */
 @Injectable()
 export class ChannelSendCache {
