@@ -4,11 +4,20 @@ import type { AuthContext } from '../common/auth/auth.types';
 import { CurrentUser } from '../common/auth/decorators';
 import { Errors } from '../common/errors/zulip-error';
 import { countUnparkedPoll } from '../common/rate-limit/rate-limit.guard';
-import { sendEnvelope } from '../common/http/envelope.interceptor';
+import { sendEnvelopeJson } from '../common/http/envelope.interceptor';
 import { Args, readArgs } from '../common/http/params';
 import { DeleteQueueArgs, GetEventsArgs } from './dto/events.dto';
 import type { QueuedEvent } from './event-queue';
+import { eventsJson } from './event-json';
 import { EventsService } from './events.service';
+
+/**
+ * The answer to a poll: the envelope with the events, whose parts shared by many queues (a
+ * message's dict) are serialised once for all of them (event-json.ts).
+ */
+function answer(res: Response, events: QueuedEvent[]): void {
+  sendEnvelopeJson(res, { events }, `"events":${eventsJson(events)}`);
+}
 
 @Controller('api/v1/events')
 export class EventsController {
@@ -16,7 +25,7 @@ export class EventsController {
 
   /**
    * Answers through `res` itself (not Nest's reply): a poll that parks is answered when woken by
-   * a direct write of the envelope (sendEnvelope, the same response as a returned value gets),
+   * a direct write of the envelope (sendEnvelopeJson, the same response as a returned value gets),
    * without a promise chain per poll; thousands are woken by one message.
    */
   @Get()
@@ -41,13 +50,13 @@ export class EventsController {
           parked = true;
           res.on('close', cb);
         },
-        (woken) => sendEnvelope(res, { events: woken }),
+        (woken) => answer(res, woken),
       );
     } finally {
       if (!parked) await countUnparkedPoll(req);
     }
     // null: parked, answered later through the callback above.
-    if (events !== null) sendEnvelope(res, { events });
+    if (events !== null) answer(res, events);
   }
 
   @Delete()

@@ -79,7 +79,9 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Delivers now (used after commit, and by callers that have no transaction). With in-process
-   * queues the events are in the queues when this returns.
+   * queues the events are in the queues when this returns, as far as anyone can tell (a large
+   * delivery finishes over a few turns of the loop, but reading a user's queues completes it for
+   * that user first: InMemoryEventQueues.deliverNow).
    */
   deliver(realmId: number, event: ClientEvent, userIds: Iterable<number>, customize?: EventCustomizer): void {
     this.deliverTo(realmId, event, userIds, customize);
@@ -103,9 +105,10 @@ export class EventsService implements OnModuleInit, OnModuleDestroy {
       .catch((err: unknown) => this.logger.error(`event delivery failed: ${String(err)}`));
   }
 
-  /** Resolves when every delivery started so far has reached the backend. */
+  /** Resolves when every delivery started so far has reached the backend (and its queues). */
   flush(): Promise<void> {
-    return this.chain;
+    const backend = this.backend;
+    return backend instanceof InMemoryEventQueues ? this.chain.then(() => backend.drained()) : this.chain;
   }
 
   allocateQueue(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {

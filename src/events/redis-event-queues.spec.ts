@@ -119,6 +119,37 @@ afterAll(async () => {
       }
     });
 
+    it('delivers to many queues in several pipelines, in order, and answers every parked poll', async () => {
+      const prefix = freshPrefix();
+      const a = new RedisEventQueues(redisUrl, prefix);
+      const b = new RedisEventQueues(redisUrl, prefix);
+      try {
+        const users = Array.from({ length: 1200 }, (_, i) => 100 + i);
+        const queues = await Promise.all(users.map((u) => a.allocate(options(u))));
+        const answers = new Map<number, unknown>();
+        for (const [i, u] of users.entries()) {
+          await b.getEvents(u, queues[i].id, -1, false, 60_000, () => undefined, (events) => answers.set(u, events));
+        }
+        const shared = { big: 'x'.repeat(2000) };
+        await a.deliver(2, { type: 'x', n: 1, shared }, users);
+        await a.deliver(2, { type: 'x', n: 2 }, users);
+        for (let t = 0; t < 200 && answers.size < users.length; t++) await new Promise((r) => setTimeout(r, 25));
+        expect(answers.size).toBe(users.length);
+        for (const [i, u] of users.entries()) {
+          const [first, ...rest] = answers.get(u) as Array<Record<string, unknown>>;
+          expect(first).toEqual({ type: 'x', n: 1, shared, id: 0 });
+          // The poll is answered with what was there when woken: the second event, or not yet.
+          expect(rest.length <= 1).toBe(true);
+          await expect(b.getEvents(u, queues[i].id, 0, true, 60_000, () => undefined)).resolves.toEqual([
+            { type: 'x', n: 2, id: 1 },
+          ]);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }, 60_000);
+
     it('keeps a queue across an instance restart', async () => {
       const prefix = freshPrefix();
       const first = new RedisEventQueues(redisUrl, prefix);

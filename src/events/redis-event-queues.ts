@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { MAX_QUEUE_EVENTS, MAX_QUEUES_PER_USER, PollAnswer, QueuedEvent, QueueOptions } from './event-queue';
 import type { QueueCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
+import { eventJson, storedEvent } from './event-json';
 import { EventQueueErrors } from './event.errors';
 import { PollWaker, type Wakeable } from './poll-waker';
 import { decodeQueueOptions, encodeQueueOptions, shareQueueOptions } from './queue-options';
@@ -63,6 +65,12 @@ return {'ok', redis.call('XRANGE', KEYS[2], '-', '+')}
 
 type StreamEntry = [string, string[]];
 
+/** Most time spent building one pipeline of a delivery's pushes before the loop is let go. */
+const PUSH_SLICE_MS = 4;
+
+/** Most woken queues read back in one pipeline. */
+const READ_BATCH = 500;
+
 interface Waiter {
   userId: number;
   lastEventId: number;
@@ -71,11 +79,20 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * Sends a pipeline; its promise is awaited later (after other turns of the loop): marked handled
+ * now, so that a failure waiting meanwhile is not an unhandled rejection.
+ */
+function execHandled(pipe: ReturnType<Redis['pipeline']>): Promise<Array<[Error | null, unknown]> | null> {
+  const result = pipe.exec();
+  result.catch(() => undefined);
+  return result;
+}
+
 function toEvents(entries: StreamEntry[]): QueuedEvent[] {
   return entries.map(([streamId, fields]) => {
     const json = fields[fields.indexOf('e') + 1];
-    const event = JSON.parse(json) as Omit<QueuedEvent, 'id'>;
-    return { ...event, id: Number(streamId.split('-')[0]) - 1 } as QueuedEvent;
+    return storedEvent(json, Number(streamId.split('-')[0]) - 1);
   });
 }
 
@@ -135,7 +152,8 @@ export class RedisEventQueues implements EventQueueBackend {
   }
 
   private pushArgsOf(queueId: string, event: ZulipEvent): unknown[] {
-    return [this.q(queueId), this.e(queueId), JSON.stringify(event), MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
+    // eventJson: a message's dict, shared by the queues, is serialised once for all of them.
+    return [this.q(queueId), this.e(queueId), eventJson(event), MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
   }
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
@@ -193,24 +211,41 @@ export class RedisEventQueues implements EventQueueBackend {
     const pipe = this.redis.pipeline();
     for (const userId of users) pipe.smembers(this.u(userId));
     const results = (await pipe.exec()) ?? [];
-    // One pipeline (one write to Redis) for all the pushes, in order; each is atomic on its own.
-    const pushes = this.redis.pipeline();
+    const missing = new Set<string>();
+    for (const r of results) for (const id of (r?.[1] as string[] | undefined) ?? []) missing.add(id);
+    await this.infos([...missing]);
+    // Pipelines of the pushes, in order on the one connection (each push atomic on its own): a
+    // pipeline per slice of PUSH_SLICE_MS, the loop free in between (building 10,000 commands at
+    // once blocked it for tens of ms).
+    const sent: Array<Promise<Array<[Error | null, unknown]> | null>> = [];
+    let pushes = this.redis.pipeline();
+    let inPipe = 0;
     let count = 0;
+    let end = performance.now() + PUSH_SLICE_MS;
     for (let i = 0; i < users.length; i++) {
       const queueIds = (results[i]?.[1] as string[] | undefined) ?? [];
-      if (queueIds.length === 0) continue;
-      for (const info of await this.infos(queueIds)) {
+      for (const queueId of queueIds) {
+        const info = this.infoCache.get(queueId);
+        if (!info) continue;
         const o = info.options;
         if (o.realmId !== realmId || (o.eventTypes !== null && !o.eventTypes.includes(event.type))) continue;
         const queued = customize ? customize(info, users[i]) : event;
         if (queueAcceptsEvent(o, queued)) {
           this.pushArgs(pushes, info.id, queued);
+          inPipe++;
           count++;
         }
       }
+      if (inPipe > 0 && performance.now() >= end) {
+        sent.push(execHandled(pushes));
+        pushes = this.redis.pipeline();
+        inPipe = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+        end = performance.now() + PUSH_SLICE_MS;
+      }
     }
-    if (count === 0) return;
-    for (const [err] of (await pushes.exec()) ?? []) if (err) throw err;
+    if (inPipe > 0) sent.push(execHandled(pushes));
+    for (const replies of await Promise.all(sent)) for (const [err] of replies ?? []) if (err) throw err;
     this.delivered += count;
   }
 
@@ -292,8 +327,11 @@ export class RedisEventQueues implements EventQueueBackend {
   }
 
   private async readWoken(): Promise<void> {
-    const ids = this.toRead;
-    this.toRead = [];
+    // At most READ_BATCH reads per pipeline (the rest in the next turn): building the commands
+    // and then the answers' wake-ups for 10,000 queues at once blocked the loop.
+    const ids = this.toRead.length <= READ_BATCH ? this.toRead : this.toRead.splice(0, READ_BATCH);
+    if (ids === this.toRead) this.toRead = [];
+    else setImmediate(() => void this.readWoken());
     const waiters: Array<Waiter | undefined> = [];
     const pipe = this.redis.pipeline();
     for (const queueId of ids) {

@@ -59,6 +59,7 @@ import { UserAccessService } from '../users/user-access.service';
 import { PrincipalService } from '../users/principal.service';
 import { MutedUsersService } from '../users/muted-users.service';
 import { UserTopicsService } from '../channels/user-topics.service';
+import { shareJson } from '../events/event-json';
 
 export interface SendMessageInput {
   type: 'direct' | 'private' | 'stream' | 'channel';
@@ -1034,7 +1035,8 @@ export class MessageSendService {
       const key = `${opts.applyMarkdown}:${opts.clientGravatar}:${opts.allowEmptyTopicName}:${hidden}`;
       let dict = dicts.get(key);
       if (!dict) {
-        dict = messageDict(row, row.renderedContent ?? '', users, [], opts, submessages);
+        // One dict for every queue with these options: serialised once for all (event-json.ts).
+        dict = shareJson(messageDict(row, row.renderedContent ?? '', users, [], opts, submessages));
         dicts.set(key, dict);
       }
       return dict;

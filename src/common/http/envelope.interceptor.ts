@@ -111,6 +111,25 @@ export function sendEnvelope(response: Response, data: Record<string, unknown>):
 }
 
 /**
+ * {@link sendEnvelope} for data whose JSON the caller makes itself (GET /events: the events' shared
+ * parts serialised once for every queue, event-json.ts): `membersJson` is JSON.stringify(data)
+ * without its braces (nothing for no members). The body is exactly the one sendEnvelope sends.
+ */
+export function sendEnvelopeJson(response: Response, data: Record<string, unknown>, membersJson: string): void {
+  response.statusCode = 200;
+  if (!sendsAsExpressWould(response)) {
+    sendEnvelope(response, data);
+    return;
+  }
+  // render(): {result, msg, ...data, ignored_parameters_unsupported?}; data never holds the others.
+  const ignored = ignoredParams(response.req as ZulipRequest);
+  let json = '{"result":"success","msg":""';
+  if (membersJson !== '') json += `,${membersJson}`;
+  if (ignored.length > 0) json += `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}`;
+  sendJsonText(response, `${json}}`);
+}
+
+/**
  * Whether Express's `res.json` would send the body as it is, with nothing but its Content-Type and
  * Content-Length (no JSON settings, no ETag: bootstrap.ts): no type or transfer encoding chosen
  * already, not a HEAD request, no conditional request (its freshness check), not a status without
@@ -142,15 +161,19 @@ const ENCODE_ONCE_CHARS = 64 * 1024;
  * sends in one write with the headers.
  */
 function sendJson(response: Response, body: Record<string, unknown>): void {
-  response.setHeader('Content-Type', 'application/json; charset=utf-8');
   // Values serialised ahead of time (RawJson: GET /streams' cached channel dicts) go as they are.
   const spliced = encodeWithRawJson(body);
   if (spliced) {
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', String(spliced.length));
     response.end(spliced);
     return;
   }
-  const json = JSON.stringify(body);
+  sendJsonText(response, JSON.stringify(body));
+}
+
+function sendJsonText(response: Response, json: string): void {
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
   if (json.length > ENCODE_ONCE_CHARS) {
     const bytes = Buffer.from(json, 'utf8');
     response.setHeader('Content-Length', String(bytes.length));
