@@ -2,7 +2,8 @@
  * GET /streams and POST /register read the realm's channels and their subscriber counts from a
  * per-process cache (ChannelListingCache), and POST /register's and GET /users' user lists from
  * another (RealmUserRowsCache). Two app instances on one database: every change made through A
- * that a listing shows is seen by B's very next request.
+ * that a listing shows is seen by B's first request after B hears of it (a NOTIFY, milliseconds
+ * after the commit).
  */
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
@@ -105,7 +106,7 @@ describe('channel listing cache invalidation across instances', () => {
 
   /**
    * Runs a change on A and waits until B heard of it (a NOTIFY reaches B a moment after the
-   * commit, well before a client could get A's answer and turn to B).
+   * commit, usually before a client gets A's answer, but not always on a loaded machine).
    */
   async function onA(change: () => Promise<unknown>): Promise<void> {
     const bus = b.get(CacheInvalidation);
