@@ -8,7 +8,7 @@ import { Flag } from './flags';
 import type { MessageRow } from './message-format';
 import { MessagesRepository } from './messages.repository';
 import { aggregateUnread, MAX_UNREAD_MESSAGES, type UnreadMessages, type UnreadRow } from './unread';
-import { channelsView, isActiveSubscriber } from '../channels/channels.sql';
+import { activeSubscribedChannels } from '../channels/channels.sql';
 
 /**
  * The message-related parts of POST /register's initial state (Zulip's
@@ -84,14 +84,17 @@ export class MessagingStateService implements OnModuleInit {
         dm_user_ids: number[] | null;
       }>
     >(
-      `SELECT um.message_id, um.flags::int AS flags, m.sender_id, m.recipient_id, m.subject,
-              s.id AS stream_id, g.user_ids AS dm_user_ids
+      // The subscribed channels are read once and hash-joined (an EXISTS per unread row, inside
+      // the OR that keeps direct messages, ran as a subplan per row: 18 → 12 ms for 4,000 unreads).
+      `WITH subs AS MATERIALIZED (${activeSubscribedChannels('$1')})
+       SELECT um.message_id, um.flags::int AS flags, m.sender_id, m.recipient_id, m.subject,
+              subs.stream_id, g.user_ids AS dm_user_ids
          FROM user_message um
          JOIN message m ON m.id = um.message_id
-         LEFT JOIN ${channelsView} s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+         LEFT JOIN subs ON m.is_channel_message AND subs.recipient_id = m.recipient_id
          LEFT JOIN direct_message_group g ON NOT m.is_channel_message AND g.recipient_id = m.recipient_id
         WHERE um.user_profile_id = $1 AND (um.flags & ${Flag.read}) = 0
-          AND (NOT m.is_channel_message OR ${isActiveSubscriber('$1', 'm.recipient_id')})
+          AND (NOT m.is_channel_message OR subs.recipient_id IS NOT NULL)
         ORDER BY um.message_id DESC LIMIT ${MAX_UNREAD_MESSAGES}`,
       [userId],
     );
