@@ -14,7 +14,9 @@ import { LoginThrottle } from './login-throttle';
 import { AuthService } from './auth.service';
 import { GroupSettingsService } from './group-settings.service';
 import { UserProfile } from './user.entity';
-import { canSeeDeliveryEmail, userDict } from './user-format';
+import { canSeeDeliveryEmail, userDict, type UserDictSource } from './user-format';
+import { UserDictJson } from './user-dict-json';
+import { RawJson } from '../common/http/raw-json';
 import { ProfileDataService } from './profile-data.service';
 import { OwnUserFields } from './own-user-fields';
 import { UsersRepository } from './users.repository';
@@ -68,6 +70,8 @@ export function isValidEmail(email: string): boolean {
 
 @Injectable()
 export class UsersService {
+  private readonly dictJson = new UserDictJson();
+
   constructor(
     private readonly users: UsersRepository,
     private readonly realms: RealmService,
@@ -254,6 +258,33 @@ export class UsersService {
       );
     }
     return out;
+  }
+
+  /**
+   * {@link listUsers} of the whole realm as JSON arrays ready to send (RawJson), split by
+   * `bucketOf` into `buckets` arrays (POST /register: active and deactivated users), each byte for
+   * byte what listUsers' dicts serialise to. The dicts come from fragments kept with the realm's
+   * cached rows (UserDictJson): a realm of 10,000 users is neither formatted nor serialised again
+   * per request. Null for a viewer who may not see every user (restricted guests get
+   * placeholders): then listUsers answers.
+   */
+  async listUsersJson(
+    viewer: UserProfile,
+    realm: Realm,
+    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
+    bucketOf: (row: UserDictSource) => number,
+    buckets: number,
+  ): Promise<{ arrays: RawJson[]; rows: readonly UserDictSource[] } | null> {
+    const rows = await this.realmUserRows.rowsInRealm(realm.id);
+    const access = await this.userAccess.forViewer(viewer, realm);
+    if (access.restricted) return null;
+    const profiles = opts.includeCustomProfileFields ? await this.profileData.profileDataByUser(realm.id) : undefined;
+    const variant = {
+      viewerRole: viewer.role,
+      realmHost: this.realms.realmHost(realm),
+      clientGravatar: opts.clientGravatar,
+    };
+    return { arrays: this.dictJson.arrays(rows, viewer, variant, profiles, bucketOf, buckets), rows };
   }
 
   async getUser(
