@@ -39,7 +39,8 @@ export interface GetStreamsOptions {
 export interface SubscriptionState {
   subscriptions: ChannelDict[];
   unsubscribed: ChannelDict[];
-  never_subscribed: ChannelDict[];
+  /** The dicts' JSON (as channelDict plus `subscribers` when asked). */
+  never_subscribed: RawJson | ChannelDict[];
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -212,6 +213,7 @@ export class ChannelQueriesService {
     const { streams: all, mine: subByRecipient, ctx } = listing;
     const subscribersMap = opts.includeSubscribers ? listing.subscribers : undefined;
     const state: SubscriptionState = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
+    const never: Array<{ stream: Stream; subscribers: number[] | undefined }> = [];
     for (const stream of all) {
       const sub = stream.recipientId !== null ? subByRecipient.get(stream.recipientId) : undefined;
       const subscribed = sub?.active === true;
@@ -229,16 +231,22 @@ export class ChannelQueriesService {
         const visible =
           (canAccessPublicChannels(actor) || stream.isWebPublic) &&
           (!stream.inviteOnly || isRealmAdmin(actor) || hasMetadataAccessViaGroups(actor, stream));
-        if (visible) {
-          const dict = channelDict(stream, ctx);
-          if (subscribersMap) dict.subscribers = subscribers;
-          state.never_subscribed.push(dict);
-        }
+        if (visible) never.push({ stream, subscribers: subscribersMap ? subscribers : undefined });
       }
     }
     state.subscriptions.sort(byName);
     state.unsubscribed.sort(byName);
-    state.never_subscribed.sort(byName);
+    // The channel dicts (plus subscribers) as GET /streams caches their JSON: most of a large
+    // realm's channels are ones the user never subscribed to.
+    never.sort((a, b) => byName(a.stream, b.stream));
+    state.never_subscribed = RawJson.array(
+      never.map(({ stream, subscribers }) => {
+        const bytes = this.channelJson(stream, ctx);
+        if (subscribers === undefined) return bytes;
+        const tail = Buffer.from(`,"subscribers":${JSON.stringify(subscribers)}}`, 'utf8');
+        return Buffer.concat([bytes.subarray(0, bytes.length - 1), tail]);
+      }),
+    );
     return state;
   }
 
@@ -266,9 +274,12 @@ export class ChannelQueriesService {
     return listing;
   }
 
-  /** POST /register `streams`: every channel the user can see (include_all + web-public). */
-  async registerStreams(auth: AuthContext, includeArchived: boolean): Promise<ChannelDict[]> {
-    return this.getStreams(auth, {
+  /**
+   * POST /register `streams`: every channel the user can see (include_all + web-public), each
+   * dict's JSON as GET /streams caches it.
+   */
+  async registerStreams(auth: AuthContext, includeArchived: boolean): Promise<RawJson | ChannelDict[]> {
+    return this.getStreamsJson(auth, {
       includePublic: true,
       includeWebPublic: true,
       includeSubscribed: true,

@@ -3,7 +3,7 @@ import { METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import type { Response } from 'express';
-import { encodeWithRawJson } from './raw-json';
+import { encodeWithRawJsonParts } from './raw-json';
 import { ignoredParams, ZulipRequest } from './request-params';
 
 /** Marks a handler whose return value is sent as-is (not wrapped in Zulip's envelope). */
@@ -162,11 +162,14 @@ const ENCODE_ONCE_CHARS = 64 * 1024;
  */
 function sendJson(response: Response, body: Record<string, unknown>): void {
   // Values serialised ahead of time (RawJson: GET /streams' cached channel dicts) go as they are.
-  const spliced = encodeWithRawJson(body);
+  const spliced = encodeWithRawJsonParts(body);
   if (spliced) {
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', String(spliced.length));
-    response.end(spliced);
+    // Written as they are (no copy into one buffer), in one writev once uncorked.
+    response.cork();
+    for (const part of spliced.parts) response.write(part);
+    response.end();
     return;
   }
   sendJsonText(response, JSON.stringify(body));

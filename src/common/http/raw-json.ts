@@ -38,6 +38,15 @@ const MARKER = `\u0000raw-json-${randomBytes(12).toString('hex')}-`;
  * when it holds none (the caller serialises it as usual).
  */
 export function encodeWithRawJson(body: Record<string, unknown>): Buffer | null {
+  const parts = encodeWithRawJsonParts(body);
+  return parts && Buffer.concat(parts.parts, parts.length);
+}
+
+/**
+ * {@link encodeWithRawJson} as the pieces to write one after the other (a 5 MB POST /register is
+ * not copied into one buffer first), and their total length.
+ */
+export function encodeWithRawJsonParts(body: Record<string, unknown>): { parts: Buffer[]; length: number } | null {
   let raws: RawJson[] | undefined;
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(body)) {
@@ -59,5 +68,7 @@ export function encodeWithRawJson(body: Record<string, unknown>): Buffer | null 
     from = at + placeholder.length;
   });
   parts.push(Buffer.from(json.slice(from), 'utf8'));
-  return Buffer.concat(parts);
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return { parts, length };
 }
