@@ -164,17 +164,21 @@ export class RegisterService {
   /** The organization: settings, users, groups, defaults, profile fields, emoji, linkifiers, playgrounds. */
   private async addRealmSections(state: Record<string, unknown>, r: StateRequest): Promise<void> {
     const { auth, args, realm, capabilities, want } = r;
-    if (want('realm')) Object.assign(state, await this.realmState(realm));
-    if (want('realm_user'))
-      Object.assign(
-        state,
-        await this.realmUserState(auth, realm, args.client_gravatar, capabilities.user_list_incomplete === true),
-      );
-    if (want('realm_user_groups')) {
-      state.realm_user_groups = await this.userGroups.listGroupsForApi(realm.id, {
-        includeDeactivated: capabilities.include_deactivated_groups === true,
-      });
-    }
+    // The three large parts together: the groups' member lists are the database's longest read.
+    const [realmPart, usersPart, groups] = await Promise.all([
+      want('realm') ? this.realmState(realm) : undefined,
+      want('realm_user')
+        ? this.realmUserState(auth, realm, args.client_gravatar, capabilities.user_list_incomplete === true)
+        : undefined,
+      want('realm_user_groups')
+        ? this.userGroups.listGroupsForApi(realm.id, {
+            includeDeactivated: capabilities.include_deactivated_groups === true,
+          })
+        : undefined,
+    ]);
+    if (realmPart) Object.assign(state, realmPart);
+    if (usersPart) Object.assign(state, usersPart);
+    if (groups) state.realm_user_groups = groups;
     Object.assign(state, this.userSettingsState(auth, want, capabilities.user_settings_object === true));
     if (want('realm_user_settings_defaults')) {
       const defaults = pickUserSettings(await this.realms.userDefaults(realm.id));
@@ -262,17 +266,19 @@ export class RegisterService {
   /** Messages (src/messaging): the newest id, unreads, stars, recent conversations. */
   private async addMessageSections(state: Record<string, unknown>, r: StateRequest): Promise<void> {
     const { auth, capabilities, want } = r;
-    if (want('message')) state.max_message_id = await this.messagingState.maxMessageId(auth.user.id);
-    if (want('message') && want('update_message_flags')) {
-      state.unread_msgs = await this.messagingState.unreadMessages(
-        auth.user.id,
-        capabilities.empty_topic_name === true,
-      );
-    }
-    if (want('starred_messages')) state.starred_messages = await this.messagingState.starredMessageIds(auth.user.id);
-    if (want('recent_private_conversations')) {
-      state.recent_private_conversations = await this.messagingState.recentPrivateConversations(auth.user.id);
-    }
+    const userId = auth.user.id;
+    const [maxId, unread, starred, recent] = await Promise.all([
+      want('message') ? this.messagingState.maxMessageId(userId) : undefined,
+      want('message') && want('update_message_flags')
+        ? this.messagingState.unreadMessages(userId, capabilities.empty_topic_name === true)
+        : undefined,
+      want('starred_messages') ? this.messagingState.starredMessageIds(userId) : undefined,
+      want('recent_private_conversations') ? this.messagingState.recentPrivateConversations(userId) : undefined,
+    ]);
+    if (maxId !== undefined) state.max_message_id = maxId;
+    if (unread !== undefined) state.unread_msgs = unread;
+    if (starred !== undefined) state.starred_messages = starred;
+    if (recent !== undefined) state.recent_private_conversations = recent;
   }
 
   /**

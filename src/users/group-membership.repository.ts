@@ -116,11 +116,37 @@ export class GroupMembershipRepository {
     return id;
   }
 
-  /** Direct members (active users only) and direct subgroups of each group, for API output. */
-  async directMembership(groupIds: number[]): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
+  /**
+   * Direct members (active users only) and direct subgroups of each group, for API output.
+   * `isActive`, when the caller knows every user's activity (RealmUserRowsCache), filters the
+   * members here instead: the realm-wide groups (role:members, role:everyone) hold every user, and
+   * an activity probe per membership costs 25 ms at 10,000 users where reading the memberships
+   * alone (index only, in order) costs 3.5.
+   */
+  async directMembership(
+    groupIds: number[],
+    isActive?: (userId: number) => boolean,
+  ): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
     const out = new Map<number, { members: number[]; subgroups: number[] }>();
     for (const id of groupIds) out.set(id, { members: [], subgroups: [] });
     if (groupIds.length === 0) return out;
+    if (isActive) {
+      const rows = await this.em.query<Array<{ g: number; u: number[] | null; s: number[] | null }>>(
+        `SELECT g.id AS g,
+                (SELECT json_agg(m.user_profile_id ORDER BY m.user_profile_id)
+                   FROM user_group_membership m WHERE m.user_group_id = g.id) AS u,
+                (SELECT json_agg(gg.subgroup_id ORDER BY gg.subgroup_id)
+                   FROM group_group_membership gg WHERE gg.supergroup_id = g.id) AS s
+           FROM unnest($1::int[]) AS g(id)`,
+        [groupIds],
+      );
+      for (const r of rows) {
+        const entry = out.get(r.g)!;
+        if (r.u) entry.members = r.u.filter(isActive);
+        if (r.s) entry.subgroups = r.s;
+      }
+      return out;
+    }
     // One row per group with its lists as JSON (parsed by the driver in one go): the realm-wide
     // groups (role:members) hold every user, and a row per membership costs an object each.
     // Each member's activity is a primary-key probe: a join was planned for the average group

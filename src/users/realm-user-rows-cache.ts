@@ -23,6 +23,7 @@ const MAX_REALMS = 50;
 @Injectable()
 export class RealmUserRowsCache {
   private readonly realms = new Map<number, { loadedAt: number; rows: readonly UserDictSource[] }>();
+  private readonly loading = new Map<number, { epoch: number; rows: Promise<readonly UserDictSource[]> }>();
 
   constructor(
     private readonly users: UsersRepository,
@@ -35,11 +36,25 @@ export class RealmUserRowsCache {
 
   async rowsInRealm(realmId: number): Promise<readonly UserDictSource[]> {
     const inTransaction = currentManager() !== undefined;
-    if (!inTransaction) {
-      const entry = this.realms.get(realmId);
-      if (entry && Date.now() - entry.loadedAt <= REALM_USER_ROWS_CACHE_MS) return entry.rows;
-      if (entry) this.realms.delete(realmId);
+    if (inTransaction) return this.load(realmId, false);
+    const entry = this.realms.get(realmId);
+    if (entry && Date.now() - entry.loadedAt <= REALM_USER_ROWS_CACHE_MS) return entry.rows;
+    if (entry) this.realms.delete(realmId);
+    // Parts of one POST /register ask at once (users, groups' activity): one read serves them.
+    const pending = this.loading.get(realmId);
+    if (pending && pending.epoch === this.invalidation.epoch) return pending.rows;
+    const rows = this.load(realmId, true);
+    const loading = { epoch: this.invalidation.epoch, rows };
+    this.loading.set(realmId, loading);
+    try {
+      return await rows;
+    } finally {
+      if (this.loading.get(realmId) === loading) this.loading.delete(realmId);
     }
+  }
+
+  /** Reads the realm's rows; `store`: keep them (never inside a transaction). */
+  private async load(realmId: number, store: boolean): Promise<readonly UserDictSource[]> {
     const epoch = this.invalidation.epoch;
     const rows = await this.users.listDictRowsInRealm(realmId);
     for (const row of rows) {
@@ -47,7 +62,7 @@ export class RealmUserRowsCache {
       Object.freeze(row);
     }
     Object.freeze(rows);
-    if (!inTransaction && this.invalidation.canCache && this.invalidation.epoch === epoch) {
+    if (store && this.invalidation.canCache && this.invalidation.epoch === epoch) {
       if (this.realms.size >= MAX_REALMS && !this.realms.has(realmId)) this.realms.clear();
       this.realms.set(realmId, { loadedAt: Date.now(), rows });
     }

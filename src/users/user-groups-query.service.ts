@@ -4,14 +4,19 @@ import { DataSource } from 'typeorm';
 import { UserGroup } from '../realm/user-group.entity';
 import { GroupMembershipRepository, MentionGroupRow } from './group-membership.repository';
 import { GroupSettingsService } from './group-settings.service';
+import { RealmUserRowsCache } from './realm-user-rows-cache';
+import type { UserDictSource } from './user-format';
 
 /** Read side of user groups: the API dicts of GET /user_groups and POST /register. */
 @Injectable()
 export class UserGroupsQueryService {
+  private readonly activeIds = new WeakMap<readonly UserDictSource[], Set<number>>();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly membership: GroupMembershipRepository,
     private readonly groupSettings: GroupSettingsService,
+    private readonly realmUserRows: RealmUserRowsCache,
   ) {}
 
   async listGroupsForApi(realmId: number, opts: { includeDeactivated: boolean }): Promise<Record<string, unknown>[]> {
@@ -21,11 +26,30 @@ export class UserGroupsQueryService {
       .orderBy('g.id');
     if (!opts.includeDeactivated) qb.andWhere('NOT g.deactivated');
     const groups = await qb.getMany();
-    return this.groupDicts(realmId, groups);
+    return this.groupDicts(realmId, groups, await this.activeUsers(realmId));
   }
 
-  async groupDicts(realmId: number, groups: UserGroup[]): Promise<Record<string, unknown>[]> {
-    const membership = await this.membership.directMembership(groups.map((g) => g.id));
+  /** Whether a user of the realm is active, from the realm's cached user rows (one Set per copy). */
+  private async activeUsers(realmId: number): Promise<(userId: number) => boolean> {
+    const rows = await this.realmUserRows.rowsInRealm(realmId);
+    let active = this.activeIds.get(rows);
+    if (!active) {
+      active = new Set(rows.filter((r) => r.isActive).map((r) => r.id));
+      this.activeIds.set(rows, active);
+    }
+    const ids = active;
+    return (userId) => ids.has(userId);
+  }
+
+  async groupDicts(
+    realmId: number,
+    groups: UserGroup[],
+    isActive?: (userId: number) => boolean,
+  ): Promise<Record<string, unknown>[]> {
+    const membership = await this.membership.directMembership(
+      groups.map((g) => g.id),
+      isActive,
+    );
     const settingIds = groups.flatMap((g) => [
       g.canAddMembersGroup,
       g.canJoinGroup,

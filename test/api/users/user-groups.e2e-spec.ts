@@ -340,6 +340,28 @@ describe('user groups', () => {
       expect((await listGroups(IAGO, true)).find((g) => g.id === gone)?.deactivated).toBe(true);
     });
 
+    it('lists only active members: a deactivated user leaves every list at once and comes back when reactivated', async () => {
+      const membersOf = async (name: string) => (await listGroups()).find((g) => g.name === name)!.members as number[];
+      const registered = async () => {
+        const body = expectSuccess(
+          await api(t, 'post', '/register', IAGO, { fetch_event_types: ['realm_user_groups'] }),
+        );
+        return (body.realm_user_groups as Group[]).find((g) => g.name === 'hamletcharacters')!.members as number[];
+      };
+      expect(await membersOf('hamletcharacters')).toContain(ids[CORDELIA]);
+      expect(await membersOf('role:members')).toContain(ids[CORDELIA]);
+      expectSuccess(await api(t, 'delete', `/users/${ids[CORDELIA]}`, IAGO));
+      try {
+        expect(await membersOf('hamletcharacters')).toEqual([ids[HAMLET]]);
+        expect(await membersOf('role:members')).not.toContain(ids[CORDELIA]);
+        expect(await registered()).toEqual([ids[HAMLET]]);
+      } finally {
+        expectSuccess(await api(t, 'post', `/users/${ids[CORDELIA]}/reactivate`, IAGO));
+      }
+      expect(await membersOf('hamletcharacters')).toEqual([ids[CORDELIA], ids[HAMLET]].sort((a, b) => a - b));
+      expect(await registered()).toEqual([ids[CORDELIA], ids[HAMLET]].sort((a, b) => a - b));
+    });
+
     it('is available to members and moderators but not to guests or bots', async () => {
       await listGroups(HAMLET);
       await listGroups(SHIVA);
