@@ -90,13 +90,15 @@ export class Message {
 /**
  * One row per (user, message) the user received or later added to their history (Zulip's
  * UserMessage), with the flag bits of `flags.ts`. The primary key (user_profile_id,
- * message_id) is the only full index; the partial indexes serve starred, mentioned and unread
- * lookups (created by the migration: TypeORM cannot express bit tests in index predicates).
+ * message_id) is the only full index; the partial indexes serve starred, mentioned, unread and
+ * direct-message lookups (created by the migrations: TypeORM cannot express bit tests in index
+ * predicates).
  */
 @Entity({ name: 'user_message' })
 @Index('user_message_starred_idx', { synchronize: false })
 @Index('user_message_mentioned_idx', { synchronize: false })
 @Index('user_message_unread_idx', { synchronize: false })
+@Index('user_message_private_idx', { synchronize: false })
 @Index('user_message_message_id_idx', ['messageId'])
 export class UserMessage {
   @PrimaryColumn({ name: 'user_profile_id', type: 'integer' })

@@ -19,6 +19,7 @@ import { MissedMessageEmails1795659108894 } from './1795659108894-MissedMessageE
 import { Invitation1795659117581 } from './1795659117581-Invitation';
 import { RealmSettings1795666154695 } from './1795666154695-RealmSettings';
 import { RealmUploadQuota1795677605893 } from './1795677605893-RealmUploadQuota';
+import { UserMessagePrivateIndex1795700000000 } from './1795700000000-UserMessagePrivateIndex';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Invitation1795659117581,
   RealmSettings1795666154695,
   RealmUploadQuota1795677605893,
+  UserMessagePrivateIndex1795700000000,
 ];
