@@ -569,7 +569,7 @@ export class RegisterService {
     userListIncomplete: boolean,
   ): Promise<{ active: unknown; nonActive: unknown; myEmail: string | undefined }> {
     const opts = { clientGravatar, includeCustomProfileFields: true };
-    const json = await this.users.listUsersJson(auth.user, realm, opts, (u) => (u.isActive ? 0 : 1), 2);
+    const json = await this.users.listUsersJson(auth.user, realm, { ...opts, split: 'activity' });
     if (json) {
       const mine = json.rows.find((u) => u.id === auth.user.id);
       return {

@@ -35,7 +35,7 @@ export class UsersController {
     };
     if (args.user_ids === undefined) {
       // The whole realm, serialised ahead of time when the viewer may see everyone.
-      const json = await this.users.listUsersJson(auth.user, auth.realm, opts, () => 0, 1);
+      const json = await this.users.listUsersJson(auth.user, auth.realm, { ...opts, split: 'none' });
       if (json) return { members: json.arrays[0] };
     }
     return { members: await this.users.listUsers(auth.user, auth.realm, { ...opts, userIds: args.user_ids }) };

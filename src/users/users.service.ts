@@ -261,9 +261,9 @@ export class UsersService {
   }
 
   /**
-   * {@link listUsers} of the whole realm as JSON arrays ready to send (RawJson), split by
-   * `bucketOf` into `buckets` arrays (POST /register: active and deactivated users), each byte for
-   * byte what listUsers' dicts serialise to. The dicts come from fragments kept with the realm's
+   * {@link listUsers} of the whole realm as JSON arrays ready to send (RawJson): one, or with
+   * `split: 'activity'` active users then deactivated ones (POST /register), each byte for byte
+   * what listUsers' dicts serialise to. The text comes from a serialisation kept with the realm's
    * cached rows (UserDictJson): a realm of 10,000 users is neither formatted nor serialised again
    * per request. Null for a viewer who may not see every user (restricted guests get
    * placeholders): then listUsers answers.
@@ -271,20 +271,14 @@ export class UsersService {
   async listUsersJson(
     viewer: UserProfile,
     realm: Realm,
-    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
-    bucketOf: (row: UserDictSource) => number,
-    buckets: number,
+    opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; split: 'none' | 'activity' },
   ): Promise<{ arrays: RawJson[]; rows: readonly UserDictSource[] } | null> {
     const rows = await this.realmUserRows.rowsInRealm(realm.id);
     const access = await this.userAccess.forViewer(viewer, realm);
     if (access.restricted) return null;
     const profiles = opts.includeCustomProfileFields ? await this.profileData.profileDataByUser(realm.id) : undefined;
-    const variant = {
-      viewerRole: viewer.role,
-      realmHost: this.realms.realmHost(realm),
-      clientGravatar: opts.clientGravatar,
-    };
-    return { arrays: this.dictJson.arrays(rows, viewer, variant, profiles, bucketOf, buckets), rows };
+    const variant = { ...opts, viewerRole: viewer.role, realmHost: this.realms.realmHost(realm) };
+    return { arrays: this.dictJson.arrays(rows, viewer, variant, profiles), rows };
   }
 
   async getUser(

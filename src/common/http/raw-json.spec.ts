@@ -32,6 +32,17 @@ describe('RawJson', () => {
     expect(encodeWithRawJson(body)!.equals(json(plain))).toBe(true);
   });
 
+  it('a value in pieces is spliced piece by piece', () => {
+    const text = json(elements);
+    const pieces = [text.subarray(0, 7), text.subarray(7, 8), text.subarray(8)];
+    const raw = new RawJson(pieces);
+    expect(raw.bytes.equals(text)).toBe(true);
+    expect(JSON.stringify({ x: raw })).toBe(JSON.stringify({ x: elements }));
+    expect(encodeWithRawJson({ result: 'success', x: raw })!.equals(json({ result: 'success', x: elements }))).toBe(
+      true,
+    );
+  });
+
   it('a body without any leaves the usual path alone', () => {
     expect(encodeWithRawJson({ result: 'success', msg: '' })).toBeNull();
   });

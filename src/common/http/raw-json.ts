@@ -12,7 +12,17 @@ const CLOSE = Buffer.from(']');
  * sees that value through `toJSON`.
  */
 export class RawJson {
-  constructor(readonly bytes: Buffer) {}
+  /** The JSON text's bytes, in pieces written one after the other (views of cached buffers). */
+  readonly parts: readonly Buffer[];
+
+  constructor(bytes: Buffer | readonly Buffer[]) {
+    this.parts = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+  }
+
+  /** The whole text in one buffer (copied when it is in pieces). */
+  get bytes(): Buffer {
+    return this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+  }
 
   /** A JSON array of the given elements' JSON texts, as `JSON.stringify` writes it. */
   static array(elements: readonly Buffer[]): RawJson {
@@ -64,7 +74,7 @@ export function encodeWithRawJsonParts(body: Record<string, unknown>): { parts: 
   raws.forEach((raw, i) => {
     const placeholder = JSON.stringify(`${MARKER}${i}`);
     const at = json.indexOf(placeholder, from);
-    parts.push(Buffer.from(json.slice(from, at), 'utf8'), raw.bytes);
+    parts.push(Buffer.from(json.slice(from, at), 'utf8'), ...raw.parts);
     from = at + placeholder.length;
   });
   parts.push(Buffer.from(json.slice(from), 'utf8'));

@@ -66,12 +66,12 @@ describe('realm users serialised ahead of time', () => {
         for (const includeCustomProfileFields of [false, true]) {
           const ref = await reference(email, clientGravatar, includeCustomProfileFields);
           const opts = { clientGravatar, includeCustomProfileFields };
-          const split = await users.listUsersJson(await viewer(email), realm, opts, (u) => (u.isActive ? 0 : 1), 2);
+          const split = await users.listUsersJson(await viewer(email), realm, { ...opts, split: 'activity' });
           expect(split!.arrays.map((a) => a.bytes.toString('utf8'))).toEqual([
             JSON.stringify(ref.active),
             JSON.stringify(ref.nonActive),
           ]);
-          const whole = await users.listUsersJson(await viewer(email), realm, opts, () => 0, 1);
+          const whole = await users.listUsersJson(await viewer(email), realm, { ...opts, split: 'none' });
           expect(whole!.arrays[0].bytes.toString('utf8')).toBe(JSON.stringify(ref.all));
         }
       }
@@ -127,7 +127,7 @@ describe('realm users serialised ahead of time', () => {
       const restricted = (await t.app.get(RealmService).findByStringId('zulip'))!;
       const opts = { clientGravatar: false, includeCustomProfileFields: true };
       const users = t.app.get(UsersService);
-      expect(await users.listUsersJson(await viewer(POLONIUS), restricted, opts, () => 0, 1)).toBeNull();
+      expect(await users.listUsersJson(await viewer(POLONIUS), restricted, { ...opts, split: 'none' })).toBeNull();
       const res = await call(t, 'post', '/register', POLONIUS, { fetch_event_types: ['realm_user'] });
       const ref = await reference(POLONIUS, true, true, restricted);
       expect(res.body.realm_users).toEqual(ref.active);
