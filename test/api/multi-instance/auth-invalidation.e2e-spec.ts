@@ -13,17 +13,15 @@ import { promisify } from 'node:util';
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../../src/bootstrap';
-import { loadConfig } from '../../../src/common/config/config';
 import { CacheInvalidation } from '../../../src/database/cache-invalidation';
-import { RealmService } from '../../../src/realm/realm.service';
 import { LinkifierService } from '../../../src/linkifiers/linkifier.service';
 import { RealmEmojiService } from '../../../src/realm-emoji/realm-emoji.service';
 import { MutedUsersService } from '../../../src/users/muted-users.service';
 import { UsersService } from '../../../src/users/users.service';
 import { expectError } from '../../helpers/api';
 import { countQueries } from '../../helpers/query-counter';
-import { cloneTemplateDatabase, TEST_SECRET } from '../../helpers/test-db';
+import { TEST_SECRET } from '../../helpers/test-db';
+import { startTwoInstances, type TwoInstances } from './helpers';
 
 const root = join(__dirname, '..', '..', '..');
 const IAGO = 'iago@zulip.com'; // administrator
@@ -35,40 +33,19 @@ const PROSPERO = 'prospero@zulip.com';
 
 describe('authentication cache invalidation across processes', () => {
   jest.setTimeout(120_000);
-  let db: { url: string; drop: () => Promise<void> };
+  let two: TwoInstances;
   let a: INestApplication;
   let b: INestApplication;
-  const env = (): Record<string, string> => ({
-    SERVER_MODE: 'development',
-    SECRET_KEY: TEST_SECRET,
-    LOG_LEVEL: 'error',
-    EXTERNAL_HOST: 'zulip.testserver',
-    RATE_LIMIT: 'off',
-    JOBS_WORKERS: 'off',
-    ...(process.env.ZULIP_TEST_REDIS_URL
-      ? { REDIS_URL: process.env.ZULIP_TEST_REDIS_URL, REDIS_PREFIX: `zulip-test-authinval-${process.pid}` }
-      : {}),
-  });
+  let realmId: number;
+  let userId: TwoInstances['userId'];
+  let heardOnB: TwoInstances['heardOnB'];
 
   beforeAll(async () => {
-    db = await cloneTemplateDatabase();
-    a = await createApp(loadConfig(env()), db.url);
-    b = await createApp(loadConfig(env()), db.url);
-    realmId = (await a.get(RealmService).findByStringId('zulip'))!.id;
+    two = await startTwoInstances('zulip-test-authinval');
+    ({ a, b, realmId, userId, heardOnB } = two);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  });
+  afterAll(() => two?.close());
 
-  const userId = async (email: string): Promise<number> =>
-    (
-      await a
-        .get(DataSource)
-        .query<Array<{ id: number }>>('SELECT id FROM user_profile WHERE delivery_email = $1', [email])
-    )[0].id;
-  let realmId: number;
   const keyOf = async (email: string): Promise<string> => {
     const users = a.get(UsersService);
     const user = (await users.findByIdInRealm(realmId, await userId(email)))!;
@@ -117,18 +94,6 @@ describe('authentication cache invalidation across processes', () => {
     expectError(await on(b).get('/users/me', HAMLET, key), 401, 'Account is deactivated', 'UNAUTHORIZED');
   });
 
-  /**
-   * Runs a change on A and waits until B heard of it: a NOTIFY reaches the other process a moment
-   * after the commit, usually before a client gets A's answer, but not always on a loaded machine.
-   */
-  async function heardOnB(change: () => Promise<unknown>): Promise<void> {
-    const bus = b.get(CacheInvalidation);
-    const before = bus.epoch;
-    await change();
-    for (let i = 0; i < 100 && bus.epoch === before; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(bus.epoch).not.toBe(before);
-  }
-
   it('an API key regenerated on A: the old key is refused on B, the new one works', async () => {
     const oldKey = await keyOf(OTHELLO);
     expect((await on(b).get('/users/me', OTHELLO, oldKey)).status).toBe(200);
@@ -150,7 +115,9 @@ describe('authentication cache invalidation across processes', () => {
     const before = await adminOnly();
     expect(before.body.code).not.toBe('UNAUTHORIZED_PRINCIPAL'); // allowed past the role check, cached on B
     const target = `/users/${await userId(IAGO)}`;
-    await heardOnB(async () => expect((await on(a).send('patch', target, DESDEMONA, { role: '400' })).status).toBe(200));
+    await heardOnB(async () =>
+      expect((await on(a).send('patch', target, DESDEMONA, { role: '400' })).status).toBe(200),
+    );
     expectError(await adminOnly(), 400, 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
   });
 
@@ -174,7 +141,7 @@ describe('authentication cache invalidation across processes', () => {
         cwd: root,
         env: {
           PATH: process.env.PATH,
-          DATABASE_URL: db.url,
+          DATABASE_URL: two.databaseUrl,
           SECRET_KEY: TEST_SECRET,
           SERVER_MODE: 'development',
           LOG_LEVEL: 'error',

@@ -9,13 +9,9 @@ import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../../src/bootstrap';
-import { loadConfig } from '../../../src/common/config/config';
-import { CacheInvalidation } from '../../../src/database/cache-invalidation';
-import { RealmService } from '../../../src/realm/realm.service';
 import { UsersService } from '../../../src/users/users.service';
 import { countQueries } from '../../helpers/query-counter';
-import { cloneTemplateDatabase, TEST_SECRET } from '../../helpers/test-db';
+import { startTwoInstances, type TwoInstances } from './helpers';
 
 const IAGO = 'iago@zulip.com'; // administrator
 const HAMLET = 'hamlet@zulip.com';
@@ -26,40 +22,19 @@ type ChannelDict = Record<string, unknown> & { stream_id: number; name: string; 
 
 describe('channel listing cache invalidation across instances', () => {
   jest.setTimeout(120_000);
-  let db: { url: string; drop: () => Promise<void> };
+  let two: TwoInstances;
   let a: INestApplication;
   let b: INestApplication;
   let realmId: number;
-  const env = (): Record<string, string> => ({
-    SERVER_MODE: 'development',
-    SECRET_KEY: TEST_SECRET,
-    LOG_LEVEL: 'error',
-    EXTERNAL_HOST: 'zulip.testserver',
-    RATE_LIMIT: 'off',
-    JOBS_WORKERS: 'off',
-    ...(process.env.ZULIP_TEST_REDIS_URL
-      ? { REDIS_URL: process.env.ZULIP_TEST_REDIS_URL, REDIS_PREFIX: `zulip-test-listinval-${process.pid}` }
-      : {}),
-  });
+  let userId: TwoInstances['userId'];
+  let onA: TwoInstances['heardOnB'];
 
   beforeAll(async () => {
-    db = await cloneTemplateDatabase();
-    a = await createApp(loadConfig(env()), db.url);
-    b = await createApp(loadConfig(env()), db.url);
-    realmId = (await a.get(RealmService).findByStringId('zulip'))!.id;
+    two = await startTwoInstances('zulip-test-listinval');
+    ({ a, b, realmId, userId, heardOnB: onA } = two);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  });
+  afterAll(() => two?.close());
 
-  const userId = async (email: string): Promise<number> =>
-    (
-      await a
-        .get(DataSource)
-        .query<Array<{ id: number }>>('SELECT id FROM user_profile WHERE delivery_email = $1', [email])
-    )[0].id;
   const keys = new Map<string, string>();
   const keyOf = async (email: string): Promise<string> => {
     const known = keys.get(email);
@@ -103,18 +78,6 @@ describe('channel listing cache invalidation across instances', () => {
     ];
     return new Map(all.map((s) => [s.name, s]));
   };
-
-  /**
-   * Runs a change on A and waits until B heard of it (a NOTIFY reaches B a moment after the
-   * commit, usually before a client gets A's answer, but not always on a loaded machine).
-   */
-  async function onA(change: () => Promise<unknown>): Promise<void> {
-    const bus = b.get(CacheInvalidation);
-    const before = bus.epoch;
-    await change();
-    for (let i = 0; i < 200 && bus.epoch === before; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(bus.epoch).not.toBe(before);
-  }
 
   const subscribeOnA = (email: string, name: string, extra: Record<string, string> = {}) =>
     onA(() =>
