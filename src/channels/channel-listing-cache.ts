@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../database/cache-invalidation';
-import { currentManager } from '../database/transaction';
+import { PerRealmCache } from '../database/per-realm-cache';
 import type { Stream } from './channel.entity';
 import { ChannelsRepository, RealmChannels } from './channels.repository';
 
@@ -13,7 +13,6 @@ const CHANNEL_LISTING_CACHE_MS = 30_000;
 const MAX_REALMS = 200;
 
 interface Entry {
-  loadedAt: number;
   /** Frozen: every request of the realm shares these objects. */
   all: RealmChannels;
   /** The same without archived channels (the counts and subscriber maps are shared). */
@@ -34,13 +33,14 @@ interface Entry {
  */
 @Injectable()
 export class ChannelListingCache {
-  private readonly realms = new Map<number, Entry>();
+  private readonly cache: PerRealmCache<Entry>;
 
   constructor(
     private readonly channels: ChannelsRepository,
-    private readonly invalidation: CacheInvalidation,
+    invalidation: CacheInvalidation,
   ) {
-    const clear = () => this.realms.clear();
+    this.cache = new PerRealmCache(invalidation, CHANNEL_LISTING_CACHE_MS, MAX_REALMS);
+    const clear = () => this.cache.clear();
     invalidation.on('channels', clear);
     invalidation.on('user', clear);
     invalidation.on('realm', clear);
@@ -51,19 +51,11 @@ export class ChannelListingCache {
     realmId: number,
     opts: { includeArchived: boolean; withSubscribers: boolean },
   ): Promise<RealmChannels> {
-    const inTransaction = currentManager() !== undefined;
-    if (!inTransaction) {
-      const entry = this.realms.get(realmId);
-      if (entry && Date.now() - entry.loadedAt > CHANNEL_LISTING_CACHE_MS) this.realms.delete(realmId);
-      else if (entry && (entry.all.subscribers || !opts.withSubscribers)) return this.view(entry, opts.includeArchived);
-    }
-    const epoch = this.invalidation.epoch;
-    const loaded = await this.channels.realmChannels(realmId, opts.withSubscribers);
-    const entry = this.entryOf(loaded);
-    if (!inTransaction && this.invalidation.canCache && this.invalidation.epoch === epoch) {
-      if (this.realms.size >= MAX_REALMS && !this.realms.has(realmId)) this.realms.clear();
-      this.realms.set(realmId, entry);
-    }
+    const entry = await this.cache.get(
+      realmId,
+      async () => this.entryOf(await this.channels.realmChannels(realmId, opts.withSubscribers)),
+      (known) => known.all.subscribers !== undefined || !opts.withSubscribers,
+    );
     return this.view(entry, opts.includeArchived);
   }
 
@@ -78,7 +70,6 @@ export class ChannelListingCache {
     const active: Stream[] = loaded.streams.filter((s) => !s.deactivated);
     Object.freeze(active);
     return {
-      loadedAt: Date.now(),
       all: loaded,
       active: { streams: active, counts: loaded.counts, subscribers: loaded.subscribers },
     };

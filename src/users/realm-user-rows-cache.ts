@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../database/cache-invalidation';
-import { currentManager } from '../database/transaction';
+import { PerRealmCache } from '../database/per-realm-cache';
 import type { UserDictSource } from './user-format';
 import { UsersRepository } from './users.repository';
 
@@ -17,55 +17,32 @@ const MAX_REALMS = 50;
  * (UsersRepository.listDictRowsInRealm without ids): POST /register's `realm_users` and GET /users
  * read all of them, 10,000 rows for a realm of 10,000 users. Every write of a user row is followed
  * by `AuthService.userChanged` (a new user's too), which publishes `user`: any of them drops every
- * realm's copy, as does `realm`. Inside a transaction the cache is bypassed. The rows are frozen:
- * every request of the realm shares them.
+ * realm's copy, as does `realm`. Inside a transaction the cache is bypassed (PerRealmCache's
+ * rules). The rows are frozen: every request of the realm shares them, and a copy's identity
+ * keys what is derived from it (UserDictJson, group members' activity).
  */
 @Injectable()
 export class RealmUserRowsCache {
-  private readonly realms = new Map<number, { loadedAt: number; rows: readonly UserDictSource[] }>();
-  private readonly loading = new Map<number, { epoch: number; rows: Promise<readonly UserDictSource[]> }>();
+  private readonly cache: PerRealmCache<readonly UserDictSource[]>;
 
   constructor(
     private readonly users: UsersRepository,
-    private readonly invalidation: CacheInvalidation,
+    invalidation: CacheInvalidation,
   ) {
-    const clear = () => this.realms.clear();
+    this.cache = new PerRealmCache(invalidation, REALM_USER_ROWS_CACHE_MS, MAX_REALMS);
+    const clear = () => this.cache.clear();
     invalidation.on('user', clear);
     invalidation.on('realm', clear);
   }
 
-  async rowsInRealm(realmId: number): Promise<readonly UserDictSource[]> {
-    const inTransaction = currentManager() !== undefined;
-    if (inTransaction) return this.load(realmId, false);
-    const entry = this.realms.get(realmId);
-    if (entry && Date.now() - entry.loadedAt <= REALM_USER_ROWS_CACHE_MS) return entry.rows;
-    if (entry) this.realms.delete(realmId);
-    // Parts of one POST /register ask at once (users, groups' activity): one read serves them.
-    const pending = this.loading.get(realmId);
-    if (pending && pending.epoch === this.invalidation.epoch) return pending.rows;
-    const rows = this.load(realmId, true);
-    const loading = { epoch: this.invalidation.epoch, rows };
-    this.loading.set(realmId, loading);
-    try {
-      return await rows;
-    } finally {
-      if (this.loading.get(realmId) === loading) this.loading.delete(realmId);
-    }
-  }
-
-  /** Reads the realm's rows; `store`: keep them (never inside a transaction). */
-  private async load(realmId: number, store: boolean): Promise<readonly UserDictSource[]> {
-    const epoch = this.invalidation.epoch;
-    const rows = await this.users.listDictRowsInRealm(realmId);
-    for (const row of rows) {
-      Object.freeze(row.settings);
-      Object.freeze(row);
-    }
-    Object.freeze(rows);
-    if (store && this.invalidation.canCache && this.invalidation.epoch === epoch) {
-      if (this.realms.size >= MAX_REALMS && !this.realms.has(realmId)) this.realms.clear();
-      this.realms.set(realmId, { loadedAt: Date.now(), rows });
-    }
-    return rows;
+  rowsInRealm(realmId: number): Promise<readonly UserDictSource[]> {
+    return this.cache.get(realmId, async () => {
+      const rows = await this.users.listDictRowsInRealm(realmId);
+      for (const row of rows) {
+        Object.freeze(row.settings);
+        Object.freeze(row);
+      }
+      return Object.freeze(rows);
+    });
   }
 }
