@@ -42,6 +42,51 @@ function isMuted(streamId: number, topic: string, muting: MutingState): boolean 
   return policy === 1;
 }
 
+/**
+ * Unread messages of one conversation as the unread_msgs statement groups them (channel and exact
+ * topic, or direct-message recipient), each list ascending by id.
+ */
+export interface UnreadGroup {
+  /** Channel id for channel messages, null for direct messages. */
+  streamId: number | null;
+  topic: string;
+  /** Participants of a direct message (sorted), null for channel messages. */
+  dmUserIds: number[] | null;
+  ids: number[];
+  /** Of `ids`: those with the `mentioned` flag. */
+  mentioned: number[];
+  /** Of `ids`: those with a wildcard mention flag and not `mentioned`. */
+  wildcard: number[];
+}
+
+/** Rows grouped as the unread_msgs statement groups them (for callers holding rows). */
+export function groupUnreadRows(rows: readonly UnreadRow[]): UnreadGroup[] {
+  const groups = new Map<string, UnreadGroup>();
+  for (const row of [...rows].sort((a, b) => a.messageId - b.messageId)) {
+    const key = `${row.streamId}\u0000${row.topic}\u0000${row.recipientId}\u0000${row.dmUserIds?.join(',')}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        streamId: row.streamId,
+        topic: row.topic,
+        dmUserIds: row.dmUserIds,
+        ids: [],
+        mentioned: [],
+        wildcard: [],
+      };
+      groups.set(key, group);
+    }
+    group.ids.push(row.messageId);
+    if ((row.flags & Flag.mentioned) !== 0) group.mentioned.push(row.messageId);
+    else if ((row.flags & WILDCARD_MENTION_FLAGS) !== 0) group.wildcard.push(row.messageId);
+  }
+  return [...groups.values()];
+}
+
+/** Both wildcard mention flags. */
+export const WILDCARD_MENTION_FLAGS = Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned;
+
+/** Zulip's aggregation over unread rows: {@link aggregateUnreadGroups} of their groups. */
 export function aggregateUnread(
   userId: number,
   rows: readonly UnreadRow[],
@@ -49,58 +94,86 @@ export function aggregateUnread(
   allowEmptyTopicName: boolean,
   limitReached: boolean,
 ): UnreadMessages {
-  const pms = new Map<number, number[]>();
-  // Keyed by channel and lower-case topic; `lower` is kept for the final sort.
+  return aggregateUnreadGroups(userId, groupUnreadRows(rows), muting, allowEmptyTopicName, limitReached);
+}
+
+/**
+ * Zulip's aggregation over conversations: channel topics merge case-insensitively (the bucket
+ * shows the topic as written in its oldest unread message), direct messages by the other
+ * participant or the group's members. A muted conversation counts nothing and its wildcard
+ * mentions are no mentions.
+ */
+export function aggregateUnreadGroups(
+  userId: number,
+  groups: readonly UnreadGroup[],
+  muting: MutingState,
+  allowEmptyTopicName: boolean,
+  limitReached: boolean,
+): UnreadMessages {
+  const pms = new Map<number, number[][]>();
+  // Keyed by channel and lower-case topic; `first` (oldest id) picks the displayed topic.
   const streams = new Map<
     string,
-    { lower: string; bucket: { stream_id: number; topic: string; unread_message_ids: number[] } }
+    { lower: string; first: number; streamId: number; topic: string; lists: number[][] }
   >();
-  const huddles = new Map<string, number[]>();
-  const mentions = new Set<number>();
+  const huddles = new Map<string, number[][]>();
+  const mentions: number[] = [];
   let count = 0;
-  for (const row of [...rows].sort((a, b) => a.messageId - b.messageId)) {
-    const wildcard = (row.flags & (Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned)) !== 0;
-    if (row.streamId !== null) {
-      const muted = isMuted(row.streamId, row.topic, muting);
-      if (!muted) count++;
-      const topic = topicForClient(row.topic, allowEmptyTopicName);
+  const add = <K>(map: Map<K, number[][]>, key: K, ids: number[]) => {
+    const lists = map.get(key);
+    if (lists) lists.push(ids);
+    else map.set(key, [ids]);
+  };
+  for (const group of groups) {
+    if (group.ids.length === 0) continue;
+    if (group.streamId !== null) {
+      const muted = isMuted(group.streamId, group.topic, muting);
+      if (!muted) count += group.ids.length;
+      const topic = topicForClient(group.topic, allowEmptyTopicName);
       const lower = topic.toLowerCase();
-      const key = `${row.streamId}\u0000${lower}`;
-      let entry = streams.get(key);
-      if (!entry)
-        streams.set(key, (entry = { lower, bucket: { stream_id: row.streamId, topic, unread_message_ids: [] } }));
-      entry.bucket.unread_message_ids.push(row.messageId);
-      if ((row.flags & Flag.mentioned) !== 0 || (wildcard && !muted)) mentions.add(row.messageId);
+      const key = `${group.streamId}\u0000${lower}`;
+      const first = group.ids[0];
+      const entry = streams.get(key);
+      if (!entry) streams.set(key, { lower, first, streamId: group.streamId, topic, lists: [group.ids] });
+      else {
+        entry.lists.push(group.ids);
+        if (first < entry.first) {
+          entry.first = first;
+          entry.topic = topic;
+        }
+      }
+      mentions.push(...group.mentioned);
+      if (!muted) mentions.push(...group.wildcard);
       continue;
     }
-    count++;
-    const ids = row.dmUserIds ?? [];
+    count += group.ids.length;
+    const ids = group.dmUserIds ?? [];
     if (ids.length <= 2) {
-      const other = ids.length === 1 ? ids[0] : (ids.find((id) => id !== userId) ?? userId);
-      const list = pms.get(other) ?? [];
-      list.push(row.messageId);
-      pms.set(other, list);
+      add(pms, ids.length === 1 ? ids[0] : (ids.find((id) => id !== userId) ?? userId), group.ids);
     } else {
-      const key = [...ids].sort((a, b) => a - b).join(',');
-      const list = huddles.get(key) ?? [];
-      list.push(row.messageId);
-      huddles.set(key, list);
+      add(huddles, [...ids].sort((a, b) => a - b).join(','), group.ids);
     }
-    if ((row.flags & Flag.mentioned) !== 0 || wildcard) mentions.add(row.messageId);
+    mentions.push(...group.mentioned, ...group.wildcard);
   }
   return {
     pms: [...pms]
       .sort(([a], [b]) => a - b)
-      .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+      .map(([other, lists]) => ({ other_user_id: other, sender_id: other, unread_message_ids: merged(lists) })),
     // By channel id, then lower-case topic (compared without splitting the keys).
     streams: [...streams.values()]
-      .sort((a, b) => a.bucket.stream_id - b.bucket.stream_id || (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0))
-      .map((e) => e.bucket),
+      .sort((a, b) => a.streamId - b.streamId || (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0))
+      .map((e) => ({ stream_id: e.streamId, topic: e.topic, unread_message_ids: merged(e.lists) })),
     huddles: [...huddles]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
-    mentions: [...mentions].sort((a, b) => a - b),
+      .map(([key, lists]) => ({ user_ids_string: key, unread_message_ids: merged(lists) })),
+    mentions: mentions.sort((a, b) => a - b),
     count,
     old_unreads_missing: limitReached,
   };
+}
+
+/** Ascending lists of distinct ids (a message is in one group) as one ascending list. */
+function merged(lists: number[][]): number[] {
+  if (lists.length === 1) return lists[0];
+  return lists.flat().sort((a, b) => a - b);
 }
