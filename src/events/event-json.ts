@@ -41,8 +41,19 @@ const known = new WeakMap<object, string>();
  * `id` the queue's id for it; returns the event ({...parsed, id}) with its JSON known, so that
  * answering a poll with it does not serialise it again. The event must not be changed afterwards.
  */
-export function storedEvent(stored: string, id: number): { id: number; type: string; [key: string]: unknown } {
-  const parsed = JSON.parse(stored) as { type: string; [key: string]: unknown };
+export function storedEvent(
+  stored: string,
+  id: number,
+  parsedCache?: Map<string, { type: string; [key: string]: unknown }>,
+): { id: number; type: string; [key: string]: unknown } {
+  // `parsedCache`: the events of one delivery read back for many queues are mostly the same JSON
+  // (a message's event differs by its flags only); it is parsed once and each queue's event is a
+  // shallow copy (events are never changed once queued, so sharing their parts is safe).
+  let parsed = parsedCache?.get(stored);
+  if (parsed === undefined) {
+    parsed = JSON.parse(stored) as { type: string; [key: string]: unknown };
+    parsedCache?.set(stored, parsed);
+  }
   const event = { ...parsed, id };
   // {...parsed, id} puts `id` last unless the stored event had one (then it keeps its place).
   if (!Object.prototype.hasOwnProperty.call(parsed, 'id') && stored.endsWith('}') && stored !== '{}') {
@@ -51,16 +62,32 @@ export function storedEvent(stored: string, id: number): { id: number; type: str
   return event;
 }
 
+/** Top-level keys of events → `"key":` (JSON.stringify(key) + ':'), for the few keys events have. */
+const keyPrefixes = new Map<string, string>();
+const MAX_KEY_PREFIXES = 1000;
+
+function keyPrefix(key: string): string {
+  let prefix = keyPrefixes.get(key);
+  if (prefix === undefined) {
+    prefix = `${JSON.stringify(key)}:`;
+    if (keyPrefixes.size < MAX_KEY_PREFIXES) keyPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
 /** JSON.stringify(event), with the shared values of its top level spliced in. */
 export function eventJson(event: object): string {
   const whole = known.get(event);
   if (whole !== undefined) return whole;
   if (typeof (event as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(event);
   let out = '';
-  for (const key of Object.keys(event)) {
-    const json = valueJson((event as Record<string, unknown>)[key]);
+  for (const key in event) {
+    if (!Object.prototype.hasOwnProperty.call(event, key)) continue;
+    const value = (event as Record<string, unknown>)[key];
+    // Integers (an event's id, most of its numbers) as JSON.stringify writes them, without the call.
+    const json = typeof value === 'number' && Number.isSafeInteger(value) ? `${value}` : valueJson(value);
     if (json === undefined) continue;
-    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
+    out += out === '' ? `{${keyPrefix(key)}${json}` : `,${keyPrefix(key)}${json}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }

@@ -89,11 +89,19 @@ function execHandled(pipe: ReturnType<Redis['pipeline']>): Promise<Array<[Error 
   return result;
 }
 
-function toEvents(entries: StreamEntry[]): QueuedEvent[] {
+type ParsedCache = Map<string, { type: string; [key: string]: unknown }>;
+
+function toEvents(entries: StreamEntry[], parsed?: ParsedCache): QueuedEvent[] {
   return entries.map(([streamId, fields]) => {
     const json = fields[fields.indexOf('e') + 1];
-    return storedEvent(json, Number(streamId.split('-')[0]) - 1);
+    return storedEvent(json, Number(streamId.split('-')[0]) - 1, parsed);
   });
+}
+
+/** The pushes of one pipeline of a delivery: queue ids and the JSON pushed to each. */
+interface PushBatch {
+  queueIds: string[];
+  json: string[];
 }
 
 export class RedisEventQueues implements EventQueueBackend {
@@ -113,6 +121,13 @@ export class RedisEventQueues implements EventQueueBackend {
   private toRead: string[] = [];
   /** Queues whose woken poll was answered in this turn, their time recorded together. */
   private toTouch: string[] = [];
+  /**
+   * Queues this instance is pushing to (pipelines sent, replies not read yet) → how many pushes.
+   * Their wake-ups (PUBLISH) are left to the push's reply, which knows the event's id and JSON:
+   * a poll parked here waiting for just that event is answered without reading the queue back
+   * (see {@link answerPushed}).
+   */
+  private readonly pushing = new Map<string, number>();
 
   constructor(
     url: string,
@@ -146,14 +161,59 @@ export class RedisEventQueues implements EventQueueBackend {
   }
 
   /** Adds a push to a pipeline (custom commands are defined on pipelines too). */
-  private pushArgs(pipe: ReturnType<Redis['pipeline']>, queueId: string, event: ZulipEvent): void {
+  private pushArgs(pipe: ReturnType<Redis['pipeline']>, queueId: string, json: string): void {
     const cmd = (pipe as unknown as { zqPush: (...a: unknown[]) => unknown }).zqPush;
-    cmd.call(pipe, ...this.pushArgsOf(queueId, event));
+    cmd.call(pipe, this.q(queueId), this.e(queueId), json, MAX_QUEUE_EVENTS, this.wakeChannel, queueId);
   }
 
-  private pushArgsOf(queueId: string, event: ZulipEvent): unknown[] {
+  /** Sends a delivery's pipeline of pushes; their replies answer the polls parked here. */
+  private sendPushes(
+    pipe: ReturnType<Redis['pipeline']>,
+    batch: PushBatch,
+    parsed: ParsedCache,
+  ): Promise<Array<[Error | null, unknown]> | null> {
+    for (const id of batch.queueIds) this.pushing.set(id, (this.pushing.get(id) ?? 0) + 1);
+    const result = execHandled(pipe);
+    const done = (replies: Array<[Error | null, unknown]> | null) => this.answerPushed(batch, replies, parsed);
+    result.then(done, () => done(null));
+    return result;
+  }
+
+  /**
+   * The replies of a pipeline of pushes: a poll parked here whose queue had nothing after its
+   * acknowledged event but the one pushed (its id is the next one) is answered with that event,
+   * from the JSON pushed (no read back, no wake-up round trip). Any other poll parked on these
+   * queues (an older event pending too, or a failed push) is woken as a PUBLISH would.
+   */
+  private answerPushed(batch: PushBatch, replies: Array<[Error | null, unknown]> | null, parsed: ParsedCache): void {
+    const woken: Wakeable[] = [];
+    const { queueIds, json } = batch;
+    for (let i = 0; i < queueIds.length; i++) {
+      const queueId = queueIds[i];
+      const left = (this.pushing.get(queueId) ?? 1) - 1;
+      if (left > 0) this.pushing.set(queueId, left);
+      else this.pushing.delete(queueId);
+      const waiter = this.waiters.get(queueId);
+      if (!waiter) continue;
+      const reply = replies?.[i];
+      const id = reply && !reply[0] ? Number(reply[1]) : NaN;
+      if (id === waiter.lastEventId + 1 && left === 0) {
+        const stored = json[i];
+        woken.push({
+          wake: () => {
+            if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, [storedEvent(stored, id, parsed)]);
+          },
+        });
+      } else if (left === 0) {
+        this.wake(queueId);
+      }
+    }
+    this.waker.wakeLater(woken);
+  }
+
+  private pushArgsOf(queueId: string, event: ZulipEvent, json = eventJson(event)): unknown[] {
     // eventJson: a message's dict, shared by the queues, is serialised once for all of them.
-    return [this.q(queueId), this.e(queueId), eventJson(event), MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
+    return [this.q(queueId), this.e(queueId), json, MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
   }
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
@@ -218,7 +278,9 @@ export class RedisEventQueues implements EventQueueBackend {
     // pipeline per slice of PUSH_SLICE_MS, the loop free in between (building 10,000 commands at
     // once blocked it for tens of ms).
     const sent: Array<Promise<Array<[Error | null, unknown]> | null>> = [];
+    const parsed: ParsedCache = new Map();
     let pushes = this.redis.pipeline();
+    let batch: PushBatch = { queueIds: [], json: [] };
     let inPipe = 0;
     let count = 0;
     let end = performance.now() + PUSH_SLICE_MS;
@@ -231,20 +293,24 @@ export class RedisEventQueues implements EventQueueBackend {
         if (o.realmId !== realmId || (o.eventTypes !== null && !o.eventTypes.includes(event.type))) continue;
         const queued = customize ? customize(info, users[i]) : event;
         if (queueAcceptsEvent(o, queued)) {
-          this.pushArgs(pushes, info.id, queued);
+          const json = eventJson(queued);
+          this.pushArgs(pushes, info.id, json);
+          batch.queueIds.push(info.id);
+          batch.json.push(json);
           inPipe++;
           count++;
         }
       }
       if (inPipe > 0 && performance.now() >= end) {
-        sent.push(execHandled(pushes));
+        sent.push(this.sendPushes(pushes, batch, parsed));
         pushes = this.redis.pipeline();
+        batch = { queueIds: [], json: [] };
         inPipe = 0;
         await new Promise((resolve) => setImmediate(resolve));
         end = performance.now() + PUSH_SLICE_MS;
       }
     }
-    if (inPipe > 0) sent.push(execHandled(pushes));
+    if (inPipe > 0) sent.push(this.sendPushes(pushes, batch, parsed));
     for (const replies of await Promise.all(sent)) for (const [err] of replies ?? []) if (err) throw err;
     this.delivered += count;
   }
@@ -321,7 +387,8 @@ export class RedisEventQueues implements EventQueueBackend {
    * answers are written in slices over turns of the loop (PollWaker).
    */
   private wake(queueId: string): void {
-    if (!this.waiters.has(queueId)) return;
+    // A push of this instance in flight: its reply answers the poll (answerPushed).
+    if (!this.waiters.has(queueId) || this.pushing.has(queueId)) return;
     if (this.toRead.length === 0) process.nextTick(() => void this.readWoken());
     this.toRead.push(queueId);
   }
@@ -341,6 +408,7 @@ export class RedisEventQueues implements EventQueueBackend {
     }
     const results = pipe.length > 0 ? ((await pipe.exec().catch(() => null)) ?? []) : [];
     const woken: Wakeable[] = [];
+    const parsed: ParsedCache = new Map();
     let r = 0;
     ids.forEach((queueId, i) => {
       const waiter = waiters[i];
@@ -349,7 +417,7 @@ export class RedisEventQueues implements EventQueueBackend {
       if (err || (entries as StreamEntry[]).length === 0) return;
       woken.push({
         wake: () => {
-          if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, toEvents(entries as StreamEntry[]));
+          if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, toEvents(entries as StreamEntry[], parsed));
         },
       });
     });
