@@ -14,6 +14,10 @@
 /** Shared values → their JSON (null until first serialised). Weak: gone with the events. */
 const shared = new WeakMap<object, string | null>();
 
+/** Shared values → a short token standing for them in {@link eventJsonKey} (made when first asked). */
+const sharedTokens = new WeakMap<object, string>();
+let nextToken = 0;
+
 /** Marks `value` as shared by the events of many queues (see above); returns it. */
 export function shareJson<T extends object>(value: T): T {
   if (!shared.has(value)) shared.set(value, null);
@@ -86,6 +90,34 @@ export function eventJson(event: object): string {
     const value = (event as Record<string, unknown>)[key];
     // Integers (an event's id, most of its numbers) as JSON.stringify writes them, without the call.
     const json = typeof value === 'number' && Number.isSafeInteger(value) ? `${value}` : valueJson(value);
+    if (json === undefined) continue;
+    out += out === '' ? `{${keyPrefix(key)}${json}` : `,${keyPrefix(key)}${json}`;
+  }
+  return out === '' ? '{}' : `${out}}`;
+}
+
+/**
+ * A short string such that events with the same key have the same {@link eventJson}: eventJson
+ * with each shared value's JSON replaced by a token for that value (a control character, which
+ * JSON text never holds raw, and a number). Equal values that are different shared objects get
+ * different keys. For finding the events of a delivery that are the same without making (and
+ * comparing) their JSON, which is mostly the shared message dict.
+ */
+export function eventJsonKey(event: object): string {
+  if (known.has(event) || typeof (event as { toJSON?: unknown }).toJSON === 'function') return eventJson(event);
+  let out = '';
+  for (const key in event) {
+    if (!Object.prototype.hasOwnProperty.call(event, key)) continue;
+    const value = (event as Record<string, unknown>)[key];
+    let json: string | undefined;
+    if (typeof value === 'number' && Number.isSafeInteger(value)) json = `${value}`;
+    else if (value !== null && typeof value === 'object' && shared.has(value)) {
+      json = sharedTokens.get(value);
+      if (json === undefined) {
+        json = `\u0000${nextToken++}`;
+        sharedTokens.set(value, json);
+      }
+    } else json = JSON.stringify(value);
     if (json === undefined) continue;
     out += out === '' ? `{${keyPrefix(key)}${json}` : `,${keyPrefix(key)}${json}`;
   }

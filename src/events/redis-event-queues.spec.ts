@@ -187,7 +187,7 @@ afterAll(async () => {
         for (let t = 0; t < 200 && answers.size < users.length; t++) await new Promise((r) => setTimeout(r, 10));
         expect(answers.size).toBe(users.length);
         for (const [i, u] of users.entries()) {
-          const all = await a.getEvents(u, queues[i].id, 0, true, 60_000, () => undefined);
+          const all = (await a.getEvents(u, queues[i].id, 0, true, 60_000, () => undefined))!;
           expect(all.map((e) => e.id)).toEqual([1, 2]);
           const got = answers.get(u)!;
           expect(got.length).toBeGreaterThan(0);
