@@ -16,17 +16,6 @@ export interface Wakeable {
 export const WAKE_SLICE_MS = 5;
 
 /**
- * Length of a turn of the loop aimed at while woken polls are answered. A slice's answers leave
- * work to the rest of the turn (their 'finish'/'close' ticks, run right after the slice; the
- * sockets' I/O): measured at 1–3× the slice itself, it made turns of 15–25 ms out of 5 ms slices.
- * Each slice is shortened by the share of the turn the previous one's aftermath took.
- */
-export const WAKE_TURN_MS = 10;
-
-/** Largest share of a turn assumed to be left to the rest of the loop (slices ≥ turn / (1 + this)). */
-const MAX_AFTERMATH = 4;
-
-/**
  * Answers woken long-polls over several turns of the event loop, in the order they were woken,
  * a time slice per turn (setImmediate: after the I/O of the turn, so responses written meanwhile,
  * e.g. the send's, go first). Order of events within a queue does not depend on it: events are in
@@ -37,17 +26,8 @@ export class PollWaker {
   private pending: Wakeable[] = [];
   private next = 0;
   private scheduled = false;
-  /** When the previous slice ended (-1: none, or nothing left then) and how long it ran. */
-  private lastEnd = -1;
-  private lastLength = 0;
-  /** Smoothed ratio of the time between slices to the slice before (see WAKE_TURN_MS). */
-  private aftermath = 1;
 
-  /** `sliceMs`: the longest slice; `turnMs`: {@link WAKE_TURN_MS}. */
-  constructor(
-    private readonly sliceMs = WAKE_SLICE_MS,
-    private readonly turnMs = WAKE_TURN_MS,
-  ) {}
+  constructor(private readonly sliceMs = WAKE_SLICE_MS) {}
 
   /** Answers `woken` from the next turn of the loop on, after what was woken before. */
   wakeLater(woken: readonly Wakeable[]): void {
@@ -61,12 +41,7 @@ export class PollWaker {
 
   private readonly run = (): void => {
     this.scheduled = false;
-    const start = performance.now();
-    if (this.lastEnd >= 0 && this.lastLength > 0) {
-      const ratio = (start - this.lastEnd) / this.lastLength;
-      this.aftermath = Math.min(MAX_AFTERMATH, (this.aftermath + ratio) / 2);
-    }
-    const end = start + Math.min(this.sliceMs, this.turnMs / (1 + this.aftermath));
+    const end = performance.now() + this.sliceMs;
     const pending = this.pending;
     while (this.next < pending.length) {
       const w = pending[this.next];
@@ -82,12 +57,9 @@ export class PollWaker {
     if (this.next < pending.length) {
       this.scheduled = true;
       setImmediate(this.run);
-      this.lastEnd = performance.now();
-      this.lastLength = this.lastEnd - start;
     } else {
       this.pending = [];
       this.next = 0;
-      this.lastEnd = -1;
     }
   };
 }
