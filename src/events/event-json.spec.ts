@@ -1,4 +1,4 @@
-import { eventJson, eventsJson, shareJson, storedEvent } from './event-json';
+import { eventJson, eventJsonKey, eventsJson, shareJson, storedEvent } from './event-json';
 
 describe('event JSON', () => {
   const dict = shareJson({ id: 7, content: '<p>é "quoted" \u2028</p>', sender_id: 3, reactions: [], topic_links: [] });
@@ -32,5 +32,31 @@ describe('event JSON', () => {
     const own = storedEvent('{"type":"t","id":5,"z":1}', 9);
     expect(eventJson(own)).toBe(JSON.stringify(own));
     expect(eventJson(own)).toBe('{"type":"t","id":9,"z":1}');
+  });
+  it('keys events alike only when their JSON is alike', () => {
+    const other = shareJson({ id: 8, content: 'x' });
+    const same = { id: 7, content: '<p>é "quoted" \u2028</p>', sender_id: 3, reactions: [], topic_links: [] };
+    const all: object[] = [
+      ...events,
+      { type: 'message', message: dict, flags: ['read'], id: 0 },
+      { type: 'message', message: other, flags: ['read'], id: 0 },
+      { type: 'message', message: same, flags: ['read'], id: 0 },
+      { type: 'message', message: dict, flags: ['read'], id: 0, extra: undefined },
+      { type: 'message', message: dict, flags: ['read'] },
+      { type: 'message', message: dict, flags: 'read', id: 0 },
+      storedEvent(eventJson({ type: 'message', message: dict, flags: ['read'] }), 0),
+      {},
+    ];
+    for (const a of all) {
+      for (const b of all) {
+        // `same` is not shared: its key is its JSON, different from the shared dict's token.
+        const sameJson = eventJson(a) === eventJson(b);
+        const sameKey = eventJsonKey(a) === eventJsonKey(b);
+        if (sameKey) expect(sameJson).toBe(true);
+        if (!sameJson) expect(sameKey).toBe(false);
+      }
+    }
+    expect(eventJsonKey(events[0])).toBe(eventJsonKey({ type: 'message', message: dict, flags: ['read'], id: 0 }));
+    expect(eventJsonKey(events[0]).length).toBeLessThan(60);
   });
 });

@@ -14,6 +14,10 @@
 /** Shared values → their JSON (null until first serialised). Weak: gone with the events. */
 const shared = new WeakMap<object, string | null>();
 
+/** Shared values → a short token standing for them in {@link eventJsonKey} (made when first asked). */
+const sharedTokens = new WeakMap<object, string>();
+let nextToken = 0;
+
 /** Marks `value` as shared by the events of many queues (see above); returns it. */
 export function shareJson<T extends object>(value: T): T {
   if (!shared.has(value)) shared.set(value, null);
@@ -41,8 +45,19 @@ const known = new WeakMap<object, string>();
  * `id` the queue's id for it; returns the event ({...parsed, id}) with its JSON known, so that
  * answering a poll with it does not serialise it again. The event must not be changed afterwards.
  */
-export function storedEvent(stored: string, id: number): { id: number; type: string; [key: string]: unknown } {
-  const parsed = JSON.parse(stored) as { type: string; [key: string]: unknown };
+export function storedEvent(
+  stored: string,
+  id: number,
+  parsedCache?: Map<string, { type: string; [key: string]: unknown }>,
+): { id: number; type: string; [key: string]: unknown } {
+  // `parsedCache`: the events of one delivery read back for many queues are mostly the same JSON
+  // (a message's event differs by its flags only); it is parsed once and each queue's event is a
+  // shallow copy (events are never changed once queued, so sharing their parts is safe).
+  let parsed = parsedCache?.get(stored);
+  if (parsed === undefined) {
+    parsed = JSON.parse(stored) as { type: string; [key: string]: unknown };
+    parsedCache?.set(stored, parsed);
+  }
   const event = { ...parsed, id };
   // {...parsed, id} puts `id` last unless the stored event had one (then it keeps its place).
   if (!Object.prototype.hasOwnProperty.call(parsed, 'id') && stored.endsWith('}') && stored !== '{}') {
@@ -51,16 +66,60 @@ export function storedEvent(stored: string, id: number): { id: number; type: str
   return event;
 }
 
+/** Top-level keys of events → `"key":` (JSON.stringify(key) + ':'), for the few keys events have. */
+const keyPrefixes = new Map<string, string>();
+const MAX_KEY_PREFIXES = 1000;
+
+function keyPrefix(key: string): string {
+  let prefix = keyPrefixes.get(key);
+  if (prefix === undefined) {
+    prefix = `${JSON.stringify(key)}:`;
+    if (keyPrefixes.size < MAX_KEY_PREFIXES) keyPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
 /** JSON.stringify(event), with the shared values of its top level spliced in. */
 export function eventJson(event: object): string {
   const whole = known.get(event);
   if (whole !== undefined) return whole;
   if (typeof (event as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(event);
   let out = '';
-  for (const key of Object.keys(event)) {
-    const json = valueJson((event as Record<string, unknown>)[key]);
+  for (const key in event) {
+    if (!Object.prototype.hasOwnProperty.call(event, key)) continue;
+    const value = (event as Record<string, unknown>)[key];
+    // Integers (an event's id, most of its numbers) as JSON.stringify writes them, without the call.
+    const json = typeof value === 'number' && Number.isSafeInteger(value) ? `${value}` : valueJson(value);
     if (json === undefined) continue;
-    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
+    out += out === '' ? `{${keyPrefix(key)}${json}` : `,${keyPrefix(key)}${json}`;
+  }
+  return out === '' ? '{}' : `${out}}`;
+}
+
+/**
+ * A short string such that events with the same key have the same {@link eventJson}: eventJson
+ * with each shared value's JSON replaced by a token for that value (a control character, which
+ * JSON text never holds raw, and a number). Equal values that are different shared objects get
+ * different keys. For finding the events of a delivery that are the same without making (and
+ * comparing) their JSON, which is mostly the shared message dict.
+ */
+export function eventJsonKey(event: object): string {
+  if (known.has(event) || typeof (event as { toJSON?: unknown }).toJSON === 'function') return eventJson(event);
+  let out = '';
+  for (const key in event) {
+    if (!Object.prototype.hasOwnProperty.call(event, key)) continue;
+    const value = (event as Record<string, unknown>)[key];
+    let json: string | undefined;
+    if (typeof value === 'number' && Number.isSafeInteger(value)) json = `${value}`;
+    else if (value !== null && typeof value === 'object' && shared.has(value)) {
+      json = sharedTokens.get(value);
+      if (json === undefined) {
+        json = `\u0000${nextToken++}`;
+        sharedTokens.set(value, json);
+      }
+    } else json = JSON.stringify(value);
+    if (json === undefined) continue;
+    out += out === '' ? `{${keyPrefix(key)}${json}` : `,${keyPrefix(key)}${json}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }

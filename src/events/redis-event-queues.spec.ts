@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { describeBackendContract } from '../../test/helpers/event-backend-contract';
-import type { QueueOptions } from './event-queue';
+import type { QueuedEvent, QueueOptions } from './event-queue';
+import { eventsJson, shareJson } from './event-json';
 import { RedisEventQueues } from './redis-event-queues';
 
 /**
@@ -143,6 +144,55 @@ afterAll(async () => {
           await expect(b.getEvents(u, queues[i].id, 0, true, 60_000, () => undefined)).resolves.toEqual([
             { type: 'x', n: 2, id: 1 },
           ]);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }, 60_000);
+
+    it('answers polls parked on the delivering instance from the pushes, exactly as read back', async () => {
+      const prefix = freshPrefix();
+      const a = new RedisEventQueues(redisUrl, prefix);
+      const b = new RedisEventQueues(redisUrl, prefix);
+      try {
+        const users = Array.from({ length: 300 }, (_, i) => 100 + i);
+        const queues = await Promise.all(users.map((u) => a.allocate(options(u))));
+        const answers = new Map<number, QueuedEvent[]>();
+        const park = async (backend: RedisEventQueues, u: number, i: number, last: number) =>
+          backend.getEvents(u, queues[i].id, last, false, 60_000, () => undefined, (e) => answers.set(u, e));
+        for (const [i, u] of users.entries()) await park(a, u, i, -1);
+        const shared = shareJson({ big: 'é'.repeat(500), n: [1, 2] });
+        await a.deliver(2, { type: 'x', shared, skip: undefined }, users, (queue, userId) => ({
+          type: 'x',
+          shared,
+          flags: userId % 2 === 0 ? ['read'] : [],
+          skip: undefined,
+        }));
+        for (let t = 0; t < 200 && answers.size < users.length; t++) await new Promise((r) => setTimeout(r, 10));
+        expect(answers.size).toBe(users.length);
+        for (const u of users) {
+          const got = answers.get(u)!;
+          const expected = [{ type: 'x', shared: { big: 'é'.repeat(500), n: [1, 2] }, flags: u % 2 === 0 ? ['read'] : [], id: 0 }];
+          expect(got).toEqual(expected);
+          expect(eventsJson(got)).toBe(JSON.stringify(expected));
+        }
+        // Events pushed by two instances at once: each answer is the queue's events from the first on.
+        answers.clear();
+        for (const [i, u] of users.entries()) await park(a, u, i, 0);
+        await Promise.all([
+          b.deliver(2, { type: 'x', from: 'b' }, users),
+          a.deliver(2, { type: 'x', from: 'a' }, users),
+        ]);
+        for (let t = 0; t < 200 && answers.size < users.length; t++) await new Promise((r) => setTimeout(r, 10));
+        expect(answers.size).toBe(users.length);
+        for (const [i, u] of users.entries()) {
+          const all = (await a.getEvents(u, queues[i].id, 0, true, 60_000, () => undefined))!;
+          expect(all.map((e) => e.id)).toEqual([1, 2]);
+          const got = answers.get(u)!;
+          expect(got.length).toBeGreaterThan(0);
+          expect(got).toEqual(all.slice(0, got.length));
+          expect(eventsJson(got)).toBe(JSON.stringify(got));
         }
       } finally {
         await a.close();

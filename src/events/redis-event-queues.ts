@@ -5,7 +5,7 @@ import Redis from 'ioredis';
 import { MAX_QUEUE_EVENTS, MAX_QUEUES_PER_USER, PollAnswer, QueuedEvent, QueueOptions } from './event-queue';
 import type { QueueCustomizer, EventQueueBackend, EventQueueStats, QueueInfo, ZulipEvent } from './event-queue-backend';
 import { queueAcceptsEvent } from './event-filter';
-import { eventJson, storedEvent } from './event-json';
+import { eventJson, eventJsonKey, storedEvent } from './event-json';
 import { EventQueueErrors } from './event.errors';
 import { PollWaker, type Wakeable } from './poll-waker';
 import { decodeQueueOptions, encodeQueueOptions, shareQueueOptions } from './queue-options';
@@ -41,6 +41,41 @@ end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return id
 `;
+
+/**
+ * PUSH_SCRIPT for many queues in one call (a delivery's pushes, in order). KEYS: queue hash and
+ * event stream of each queue. ARGV: max length, wake channel, k, the k distinct event JSONs, then
+ * for each queue the (1-based) index of its JSON among them and its id. Returns each queue's event
+ * id (-1: the queue is gone). The JSONs go once per call: most queues of a delivery get the same.
+ */
+const PUSH_MANY_SCRIPT = `
+local max = tonumber(ARGV[1])
+local k = tonumber(ARGV[3])
+local out = {}
+for i = 1, #KEYS / 2 do
+  local q = KEYS[2 * i - 1]
+  local e = KEYS[2 * i]
+  local at = 3 + k + 2 * (i - 1)
+  if redis.call('EXISTS', q) == 0 then
+    out[i] = -1
+  else
+    local id = redis.call('HINCRBY', q, 'next', 1) - 1
+    redis.call('XADD', e, (id + 1) .. '-0', 'e', ARGV[3 + tonumber(ARGV[at + 1])])
+    if redis.call('XLEN', e) > max then
+      redis.call('XTRIM', e, 'MAXLEN', max)
+      local first = redis.call('XRANGE', e, '-', '+', 'COUNT', 1)
+      local fid = tonumber(string.match(first[1][1], '^(%d+)'))
+      redis.call('HSET', q, 'pruned', fid - 2)
+    end
+    redis.call('PUBLISH', ARGV[2], ARGV[at + 2])
+    out[i] = id
+  end
+end
+return out
+`;
+
+/** Most queues pushed to by one PUSH_MANY_SCRIPT call (Redis runs a script without a break). */
+const PUSH_MANY_QUEUES = 200;
 
 /**
  * KEYS: queue hash, event stream. ARGV: last event id, user id.
@@ -89,11 +124,44 @@ function execHandled(pipe: ReturnType<Redis['pipeline']>): Promise<Array<[Error 
   return result;
 }
 
-function toEvents(entries: StreamEntry[]): QueuedEvent[] {
+type ParsedCache = Map<string, { type: string; [key: string]: unknown }>;
+
+function toEvents(entries: StreamEntry[], parsed?: ParsedCache): QueuedEvent[] {
   return entries.map(([streamId, fields]) => {
     const json = fields[fields.indexOf('e') + 1];
-    return storedEvent(json, Number(streamId.split('-')[0]) - 1);
+    return storedEvent(json, Number(streamId.split('-')[0]) - 1, parsed);
   });
+}
+
+/** The pushes of one pipeline of a delivery: queue ids and the JSON pushed to each. */
+interface PushBatch {
+  queueIds: string[];
+  json: string[];
+  /** How many queues each command of the pipeline (a PUSH_MANY_SCRIPT call) pushes to. */
+  sizes: number[];
+}
+
+/** One PUSH_MANY_SCRIPT call being built. */
+class PushCall {
+  readonly keys: string[] = [];
+  readonly tail: Array<string | number> = [];
+  readonly jsons: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  add(q: string, e: string, queueId: string, json: string): void {
+    let at = this.index.get(json);
+    if (at === undefined) {
+      this.jsons.push(json);
+      at = this.jsons.length;
+      this.index.set(json, at);
+    }
+    this.keys.push(q, e);
+    this.tail.push(at, queueId);
+  }
+
+  get size(): number {
+    return this.keys.length / 2;
+  }
 }
 
 export class RedisEventQueues implements EventQueueBackend {
@@ -113,6 +181,18 @@ export class RedisEventQueues implements EventQueueBackend {
   private toRead: string[] = [];
   /** Queues whose woken poll was answered in this turn, their time recorded together. */
   private toTouch: string[] = [];
+  /**
+   * Queues this instance is pushing to (pipelines sent, replies not read yet) → how many pushes.
+   * Their wake-ups (PUBLISH) are left to the push's reply, which knows the event's id and JSON:
+   * a poll parked here waiting for just that event is answered without reading the queue back
+   * (see {@link answerPushed}).
+   */
+  private readonly pushing = new Map<string, number>();
+  /**
+   * Queues whose parked poll is to be answered by answerPushed (PollWaker) → that poll: wake-ups
+   * for that poll meanwhile (the PUBLISH of the push itself) read nothing back.
+   */
+  private readonly answering = new Map<string, Waiter>();
 
   constructor(
     url: string,
@@ -125,6 +205,7 @@ export class RedisEventQueues implements EventQueueBackend {
     this.wakeChannel = `${prefix}:wake`;
     this.goneChannel = `${prefix}:gone`;
     this.redis.defineCommand('zqPush', { numberOfKeys: 2, lua: PUSH_SCRIPT });
+    this.redis.defineCommand('zqPushMany', { lua: PUSH_MANY_SCRIPT });
     this.redis.defineCommand('zqAck', { numberOfKeys: 2, lua: ACK_SCRIPT });
     this.subscriber.on('message', (channel: string, queueId: string) => {
       if (channel === this.goneChannel) this.forget(queueId);
@@ -145,15 +226,78 @@ export class RedisEventQueues implements EventQueueBackend {
     return cmd.call(this.redis, ...this.pushArgsOf(queueId, event));
   }
 
-  /** Adds a push to a pipeline (custom commands are defined on pipelines too). */
-  private pushArgs(pipe: ReturnType<Redis['pipeline']>, queueId: string, event: ZulipEvent): void {
-    const cmd = (pipe as unknown as { zqPush: (...a: unknown[]) => unknown }).zqPush;
-    cmd.call(pipe, ...this.pushArgsOf(queueId, event));
+  /** Adds a call pushing to many queues to a pipeline (custom commands are defined on pipelines too). */
+  private pushManyArgs(pipe: ReturnType<Redis['pipeline']>, call: PushCall, batch: PushBatch): void {
+    const cmd = (pipe as unknown as { zqPushMany: (...a: unknown[]) => unknown }).zqPushMany;
+    cmd.call(
+      pipe,
+      call.keys.length,
+      ...call.keys,
+      MAX_QUEUE_EVENTS,
+      this.wakeChannel,
+      call.jsons.length,
+      ...call.jsons,
+      ...call.tail,
+    );
+    batch.sizes.push(call.size);
   }
 
-  private pushArgsOf(queueId: string, event: ZulipEvent): unknown[] {
+  /** Sends a delivery's pipeline of pushes; their replies answer the polls parked here. */
+  private sendPushes(
+    pipe: ReturnType<Redis['pipeline']>,
+    batch: PushBatch,
+    parsed: ParsedCache,
+  ): Promise<Array<[Error | null, unknown]> | null> {
+    for (const id of batch.queueIds) this.pushing.set(id, (this.pushing.get(id) ?? 0) + 1);
+    const result = execHandled(pipe);
+    const done = (replies: Array<[Error | null, unknown]> | null) => this.answerPushed(batch, replies, parsed);
+    result.then(done, () => done(null));
+    return result;
+  }
+
+  /**
+   * The replies of a pipeline of pushes: a poll parked here whose queue had nothing after its
+   * acknowledged event but the one pushed (its id is the next one) is answered with that event,
+   * from the JSON pushed (no read back, no wake-up round trip). Any other poll parked on these
+   * queues (an older event pending too, or a failed push) is woken as a PUBLISH would.
+   */
+  private answerPushed(batch: PushBatch, replies: Array<[Error | null, unknown]> | null, parsed: ParsedCache): void {
+    const woken: Wakeable[] = [];
+    const { queueIds, json, sizes } = batch;
+    // Each queue's reply: its event id, or NaN (the call failed).
+    const ids: number[] = [];
+    sizes.forEach((size, c) => {
+      const reply = replies?.[c];
+      const got = reply && !reply[0] && Array.isArray(reply[1]) ? (reply[1] as unknown[]) : [];
+      for (let j = 0; j < size; j++) ids.push(j < got.length ? Number(got[j]) : NaN);
+    });
+    for (let i = 0; i < queueIds.length; i++) {
+      const queueId = queueIds[i];
+      const left = (this.pushing.get(queueId) ?? 1) - 1;
+      if (left > 0) this.pushing.set(queueId, left);
+      else this.pushing.delete(queueId);
+      const waiter = this.waiters.get(queueId);
+      if (!waiter) continue;
+      const id = ids[i];
+      if (id === waiter.lastEventId + 1 && left === 0) {
+        const stored = json[i];
+        this.answering.set(queueId, waiter);
+        woken.push({
+          wake: () => {
+            if (this.answering.get(queueId) === waiter) this.answering.delete(queueId);
+            if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, [storedEvent(stored, id, parsed)]);
+          },
+        });
+      } else if (left === 0) {
+        this.wake(queueId);
+      }
+    }
+    this.waker.wakeLater(woken);
+  }
+
+  private pushArgsOf(queueId: string, event: ZulipEvent, json = eventJson(event)): unknown[] {
     // eventJson: a message's dict, shared by the queues, is serialised once for all of them.
-    return [this.q(queueId), this.e(queueId), eventJson(event), MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
+    return [this.q(queueId), this.e(queueId), json, MAX_QUEUE_EVENTS, this.wakeChannel, queueId];
   }
 
   async allocate(options: QueueOptions): Promise<{ id: string; lastEventId: number }> {
@@ -218,7 +362,11 @@ export class RedisEventQueues implements EventQueueBackend {
     // pipeline per slice of PUSH_SLICE_MS, the loop free in between (building 10,000 commands at
     // once blocked it for tens of ms).
     const sent: Array<Promise<Array<[Error | null, unknown]> | null>> = [];
+    const parsed: ParsedCache = new Map();
+    const jsonByKey = new Map<string, string>();
     let pushes = this.redis.pipeline();
+    let batch: PushBatch = { queueIds: [], json: [], sizes: [] };
+    let call = new PushCall();
     let inPipe = 0;
     let count = 0;
     let end = performance.now() + PUSH_SLICE_MS;
@@ -231,20 +379,39 @@ export class RedisEventQueues implements EventQueueBackend {
         if (o.realmId !== realmId || (o.eventTypes !== null && !o.eventTypes.includes(event.type))) continue;
         const queued = customize ? customize(info, users[i]) : event;
         if (queueAcceptsEvent(o, queued)) {
-          this.pushArgs(pushes, info.id, queued);
+          // The same JSON string for the same events: one copy, and found again by identity.
+          const key = eventJsonKey(queued);
+          let json = jsonByKey.get(key);
+          if (json === undefined) {
+            json = eventJson(queued);
+            jsonByKey.set(key, json);
+          }
+          call.add(this.q(info.id), this.e(info.id), info.id, json);
+          if (call.size >= PUSH_MANY_QUEUES) {
+            this.pushManyArgs(pushes, call, batch);
+            call = new PushCall();
+          }
+          batch.queueIds.push(info.id);
+          batch.json.push(json);
           inPipe++;
           count++;
         }
       }
       if (inPipe > 0 && performance.now() >= end) {
-        sent.push(execHandled(pushes));
+        if (call.size > 0) this.pushManyArgs(pushes, call, batch);
+        call = new PushCall();
+        sent.push(this.sendPushes(pushes, batch, parsed));
         pushes = this.redis.pipeline();
+        batch = { queueIds: [], json: [], sizes: [] };
         inPipe = 0;
         await new Promise((resolve) => setImmediate(resolve));
         end = performance.now() + PUSH_SLICE_MS;
       }
     }
-    if (inPipe > 0) sent.push(execHandled(pushes));
+    if (inPipe > 0) {
+      if (call.size > 0) this.pushManyArgs(pushes, call, batch);
+      sent.push(this.sendPushes(pushes, batch, parsed));
+    }
     for (const replies of await Promise.all(sent)) for (const [err] of replies ?? []) if (err) throw err;
     this.delivered += count;
   }
@@ -321,7 +488,10 @@ export class RedisEventQueues implements EventQueueBackend {
    * answers are written in slices over turns of the loop (PollWaker).
    */
   private wake(queueId: string): void {
-    if (!this.waiters.has(queueId)) return;
+    // A push of this instance in flight, or its answer on the way: that answers the poll
+    // (answerPushed); an event pushed meanwhile by another instance is for the next poll.
+    const waiter = this.waiters.get(queueId);
+    if (!waiter || this.pushing.has(queueId) || this.answering.get(queueId) === waiter) return;
     if (this.toRead.length === 0) process.nextTick(() => void this.readWoken());
     this.toRead.push(queueId);
   }
@@ -341,6 +511,7 @@ export class RedisEventQueues implements EventQueueBackend {
     }
     const results = pipe.length > 0 ? ((await pipe.exec().catch(() => null)) ?? []) : [];
     const woken: Wakeable[] = [];
+    const parsed: ParsedCache = new Map();
     let r = 0;
     ids.forEach((queueId, i) => {
       const waiter = waiters[i];
@@ -349,7 +520,7 @@ export class RedisEventQueues implements EventQueueBackend {
       if (err || (entries as StreamEntry[]).length === 0) return;
       woken.push({
         wake: () => {
-          if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, toEvents(entries as StreamEntry[]));
+          if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, toEvents(entries as StreamEntry[], parsed));
         },
       });
     });
@@ -361,6 +532,7 @@ export class RedisEventQueues implements EventQueueBackend {
     const waiter = this.waiters.get(queueId);
     if (!waiter) return;
     this.waiters.delete(queueId);
+    if (this.answering.get(queueId) === waiter) this.answering.delete(queueId);
     clearTimeout(waiter.timer);
     waiter.answer(events);
     if (touch) void this.redis.zadd(this.idle(), 'XX', Date.now(), queueId).catch(() => undefined);
