@@ -27,7 +27,10 @@ type Command =
   | { cmd: 'send'; sender: User; channel: string; topic: string }
   | { cmd: 'exit' };
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+// Every queue's client keeps its connection after its answer, as a real client does between polls
+// (Node's default of 256 idle sockets per host made this one process close all but 256 of them
+// while the server was still writing the other answers).
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: Infinity });
 let port = 0;
 interface Queue {
   auth: string;
