@@ -15,7 +15,6 @@ import {
   type UnreadMessages,
 } from './unread';
 import { activeSubscribedChannels } from '../channels/channels.sql';
-import { namedQuery } from '../database/named-query';
 
 /**
  * The message-related parts of POST /register's initial state (Zulip's
@@ -85,17 +84,16 @@ export class MessagingStateService implements OnModuleInit {
    * rows to parse and aggregate here.
    */
   async unreadMessages(userId: number, allowEmptyTopicName: boolean): Promise<UnreadMessages> {
-    // A named statement: planning it cost PostgreSQL about 1.5 ms per POST /register.
-    const rows = await namedQuery<{
-      stream_id: number | null;
-      subject: string;
-      dm_user_ids: number[] | null;
-      ids: number[];
-      mentioned: number[] | null;
-      wildcard: number[] | null;
-    }>(
-      this.em,
-      'unread_msgs',
+    const rows = await this.em.query<
+      Array<{
+        stream_id: number | null;
+        subject: string;
+        dm_user_ids: number[] | null;
+        ids: number[];
+        mentioned: number[] | null;
+        wildcard: number[] | null;
+      }>
+    >(
       // The subscribed channels are read once and hash-joined (an EXISTS per unread row, inside
       // the OR that keeps direct messages, ran as a subplan per row).
       `WITH subs AS MATERIALIZED (${activeSubscribedChannels('$1')}),
