@@ -3,6 +3,7 @@ import { UserSettings } from '../realm/user-settings';
 
 @Entity({ name: 'user_profile' })
 @Index('user_profile_realm_email_key', { synchronize: false })
+@Index('user_profile_bot_owner_idx', { synchronize: false })
 export class UserProfile {
   @PrimaryGeneratedColumn()
   id: number;

@@ -20,6 +20,7 @@ import { Invitation1795659117581 } from './1795659117581-Invitation';
 import { RealmSettings1795666154695 } from './1795666154695-RealmSettings';
 import { RealmUploadQuota1795677605893 } from './1795677605893-RealmUploadQuota';
 import { UserMessagePrivateIndex1795700000000 } from './1795700000000-UserMessagePrivateIndex';
+import { UserProfileBotIndex1795700000001 } from './1795700000001-UserProfileBotIndex';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   RealmSettings1795666154695,
   RealmUploadQuota1795677605893,
   UserMessagePrivateIndex1795700000000,
+  UserProfileBotIndex1795700000001,
 ];
