@@ -129,7 +129,15 @@ afterAll(async () => {
         const queues = await Promise.all(users.map((u) => a.allocate(options(u))));
         const answers = new Map<number, unknown>();
         for (const [i, u] of users.entries()) {
-          await b.getEvents(u, queues[i].id, -1, false, 60_000, () => undefined, (events) => answers.set(u, events));
+          await b.getEvents(
+            u,
+            queues[i].id,
+            -1,
+            false,
+            60_000,
+            () => undefined,
+            (events) => answers.set(u, events),
+          );
         }
         const shared = { big: 'x'.repeat(2000) };
         await a.deliver(2, { type: 'x', n: 1, shared }, users);
@@ -160,7 +168,15 @@ afterAll(async () => {
         const queues = await Promise.all(users.map((u) => a.allocate(options(u))));
         const answers = new Map<number, QueuedEvent[]>();
         const park = async (backend: RedisEventQueues, u: number, i: number, last: number) =>
-          backend.getEvents(u, queues[i].id, last, false, 60_000, () => undefined, (e) => answers.set(u, e));
+          backend.getEvents(
+            u,
+            queues[i].id,
+            last,
+            false,
+            60_000,
+            () => undefined,
+            (e) => answers.set(u, e),
+          );
         for (const [i, u] of users.entries()) await park(a, u, i, -1);
         const shared = shareJson({ big: 'é'.repeat(500), n: [1, 2] });
         await a.deliver(2, { type: 'x', shared, skip: undefined }, users, (queue, userId) => ({
@@ -173,7 +189,9 @@ afterAll(async () => {
         expect(answers.size).toBe(users.length);
         for (const u of users) {
           const got = answers.get(u)!;
-          const expected = [{ type: 'x', shared: { big: 'é'.repeat(500), n: [1, 2] }, flags: u % 2 === 0 ? ['read'] : [], id: 0 }];
+          const expected = [
+            { type: 'x', shared: { big: 'é'.repeat(500), n: [1, 2] }, flags: u % 2 === 0 ? ['read'] : [], id: 0 },
+          ];
           expect(got).toEqual(expected);
           expect(eventsJson(got)).toBe(JSON.stringify(expected));
         }

@@ -520,7 +520,8 @@ export class RedisEventQueues implements EventQueueBackend {
       if (err || (entries as StreamEntry[]).length === 0) return;
       woken.push({
         wake: () => {
-          if (this.waiters.get(queueId) === waiter) this.finishWoken(queueId, toEvents(entries as StreamEntry[], parsed));
+          if (this.waiters.get(queueId) === waiter)
+            this.finishWoken(queueId, toEvents(entries as StreamEntry[], parsed));
         },
       });
     });
