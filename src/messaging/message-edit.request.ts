@@ -294,7 +294,7 @@ export class MessageEditRequestBuilder {
       if (!(await this.permissions.canMoveOutOfChannel(auth, edit.orig))) {
         throw MessageErrors.cannotMove();
       }
-      await this.sender.checkChannelSendPermission(auth, edit.target);
+      await this.sender.checkChannelSendPermission(auth, edit.target, edit.target.subscribed);
       const sent = accessed.message.dateSent;
       if (
         !isModerator &&

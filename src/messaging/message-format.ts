@@ -272,5 +272,8 @@ export function fetchedMessageDict(
   opts: FormatOptions,
   submessages: readonly SubmessageRow[] = [],
 ): Record<string, unknown> {
-  return { ...messageDict(message, rendered, users, reactions, opts, submessages), flags: flagsToApi(flags) };
+  // Added to the dict itself: a spread copy of a dict this size took several µs per message.
+  const dict = messageDict(message, rendered, users, reactions, opts, submessages);
+  dict.flags = flagsToApi(flags);
+  return dict;
 }

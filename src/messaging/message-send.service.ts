@@ -133,7 +133,7 @@ export type PostableChannel = Pick<
   | 'canSendMessageGroup'
   | 'canSubscribeGroup'
   | 'canAddSubscribersGroup'
-> & { subscribed: boolean };
+>;
 
 /** Where a message goes, once the addressee has been validated. */
 type Addressee =
@@ -459,8 +459,11 @@ export class MessageSendService {
     return channel;
   }
 
-  /** Zulip's access_stream_for_send_message (also used for channel typing notifications). */
-  async checkChannelSendPermission(auth: AuthContext, channel: PostableChannel): Promise<void> {
+  /**
+   * Zulip's access_stream_for_send_message (also used for channel typing notifications);
+   * `subscribed`: whether the user has an active subscription to the channel.
+   */
+  async checkChannelSendPermission(auth: AuthContext, channel: PostableChannel, subscribed: boolean): Promise<void> {
     const { user, realm } = auth;
     const system = await this.principals.systemGroupIds(realm.id);
     const canSend = async (actor: { id: number; role: number; isActive: boolean }) =>
@@ -478,7 +481,7 @@ export class MessageSendService {
     if (channel.deactivated) throw notAuthorized();
     if (channel.isWebPublic) return;
     if (!(channel.inviteOnly || isGuest(user))) return;
-    if (channel.subscribed) return;
+    if (subscribed) return;
     if (
       user.isBot &&
       user.botOwnerId !== null &&
@@ -518,7 +521,7 @@ export class MessageSendService {
     const { realm } = auth;
     const topic = truncateTopic(addressee.topic);
     const channel = await this.loadChannel(auth, addressee, topic);
-    await this.checkChannelSendPermission(auth, { ...channel, subscribed: channel.senderSubscribed });
+    await this.checkChannelSendPermission(auth, channel, channel.senderSubscribed);
     await this.checkCanCreateTopic(auth, channel);
     const policyError = topicsPolicyError(effectiveTopicsPolicy(channel.topicsPolicy, realm.topicsPolicy), topic);
     if (policyError) throw Errors.badRequest(policyError);
@@ -608,8 +611,14 @@ export class MessageSendService {
       mutedByIds,
       alertWordUserIds: render.alertWordUserIds,
     };
+    // Every field written out (no spread of `checked`): one fixed object shape per send.
     return {
-      ...checked,
+      content: checked.content,
+      channel: checked.channel,
+      topic: checked.topic,
+      render: checked.render,
+      groupMembers: checked.groupMembers,
+      topicParticipants: checked.topicParticipants,
       recipients,
       flags: recipients.map((id) => userMessageFlags(id, flagInputs)),
       mutedByIds,

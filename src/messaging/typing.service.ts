@@ -74,7 +74,7 @@ export class TypingService {
       const needsGroups = !channel.subscribed && !isGuest(user) && channel.inviteOnly;
       const groups = needsGroups ? await this.principals.groupIdsOf(user.id) : null;
       if (!hasChannelContentAccess(user, channel, channel.subscribed, groups)) throw ChannelErrors.invalidId();
-      await this.sender.checkChannelSendPermission(auth, channel);
+      await this.sender.checkChannelSendPermission(auth, channel, channel.subscribed);
       const topic = truncateTopic(normalizeTopicForSend(input.topic));
       const subscribers = await this.typingAudience(channel.recipientId);
       if (subscribers.total > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS) return;
