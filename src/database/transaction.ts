@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
+import { ContextSlot } from '../common/async-context';
 import { requestMemo } from '../common/request-scope';
 
 /**
@@ -13,7 +13,7 @@ interface UnitContext {
   afterCommit: Array<() => void>;
 }
 
-const storage = new AsyncLocalStorage<UnitContext>();
+const storage = new ContextSlot<UnitContext>();
 const logger = new Logger('Transaction');
 
 /**

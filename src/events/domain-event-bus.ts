@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ContextSlot } from '../common/async-context';
 import { onCommit } from '../database/transaction';
 
 /**
@@ -21,7 +21,7 @@ export type DomainEventFields<E> = {
   readonly [K in keyof E as E[K] extends (...args: never[]) => unknown ? never : K]: E[K];
 };
 
-const detached = new AsyncLocalStorage<true>();
+const detached = new ContextSlot<true>();
 
 /**
  * True inside an after-commit handler (`subscribe`), work done off any request: the test helper
