@@ -14,6 +14,7 @@ import { ZulipExceptionFilter } from './common/http/exception.filter';
 import { CacheInvalidationModule } from './database/cache-invalidation';
 import { dataSourceOptions } from './data-source-options';
 import { EmailModule } from './email/email.module';
+import { DomainEventBus } from './events/domain-event-bus';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { StaticModule } from './static/static.module';
@@ -41,14 +42,21 @@ import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule implements OnModuleDestroy {
-  constructor(private readonly jobs: JobsService) {}
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly bus: DomainEventBus,
+  ) {}
 
   /**
-   * Nest destroys modules from the root down, so this runs first: running jobs finish (or are
-   * handed back) while the modules their handlers use are still up.
+   * Nest destroys modules from the root down, so this runs first: after-commit handlers still
+   * running (a message's missed-message and push checks) and running jobs finish (or are handed
+   * back) while the modules they use, the database pool first, are still up. Handlers may enqueue
+   * jobs and jobs may publish events, hence handlers, jobs, handlers.
    */
-  onModuleDestroy(): Promise<void> {
-    return this.jobs.stop();
+  async onModuleDestroy(): Promise<void> {
+    await this.bus.whenIdle();
+    await this.jobs.stop();
+    await this.bus.whenIdle();
   }
 
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
