@@ -39,7 +39,7 @@ const TABLE_HEADER_RE = /^ *\|(.+)$/;
 const TABLE_ALIGN_RE = /^ *\|( *[-:]+[-| :]*)$/;
 
 function envOf(state: StateBlock): RenderEnv {
-  return state.env as unknown as RenderEnv;
+  return state.env as RenderEnv;
 }
 
 function lineText(state: StateBlock, line: number): string {
@@ -423,7 +423,7 @@ function paragraphRule(state: StateBlock, startLine: number, endLine: number): b
  * Installs our block rules, in marked's order, into a markdown-it instance
  * created with the "zero" preset (so no CommonMark block rule is enabled).
  */
-export function installBlockRules(md: MarkdownIt.MarkdownIt): void {
+export function installBlockRules(md: MarkdownIt): void {
   const ruler = md.block.ruler;
   ruler.at('paragraph', paragraphRule);
   ruler.before('paragraph', 'zulip_placeholder', placeholderRule);

@@ -568,7 +568,7 @@ function textRule(state: StateInline, silent: boolean): boolean {
  * Installs our inline rules into a markdown-it instance created with the
  * "zero" preset.  markdown-it's own entity rule stays on (`&amp;` etc.).
  */
-export function installInlineRules(md: MarkdownIt.MarkdownIt): void {
+export function installInlineRules(md: MarkdownIt): void {
   const ruler = md.inline.ruler;
   ruler.at('text', textRule);
   const rules: [string, (state: StateInline, silent: boolean) => boolean][] = [

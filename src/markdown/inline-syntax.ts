@@ -12,7 +12,7 @@ import { encodeChannel, hashUtilEncode } from './url';
 export type StateInline = MarkdownIt.StateInline;
 
 export function envOf(state: StateInline): RenderEnv {
-  return state.env as unknown as RenderEnv;
+  return state.env as RenderEnv;
 }
 
 // ---------------------------------------------------------------------------

@@ -18,6 +18,8 @@ import { openTag } from './html';
 import { actualImageUrl, looksLikeImage, uploadPathId, youtubeVideoId } from './url';
 
 type Token = MarkdownIt.Token;
+/** markdown-it's Token class (as `state.Token` gives it). */
+type TokenConstructor = MarkdownIt.StateCore['Token'];
 
 interface FoundLink {
   href: string;
@@ -41,7 +43,7 @@ export interface LinkSummary {
 
 const CONTAINER_OPEN = new Set(['blockquote_open', 'bullet_list_open', 'ordered_list_open', 'list_item_open']);
 
-function previewToken(TokenClass: typeof MarkdownIt.Token, html: string): Token {
+function previewToken(TokenClass: TokenConstructor, html: string): Token {
   const token = new TokenClass('zulip_preview', 'div', 0);
   token.content = html;
   token.block = true;
@@ -205,7 +207,7 @@ function applyPreviewPlan(tokens: Token[], plan: PreviewPlan): Token[] {
 export function processLinks(
   tokens: Token[],
   env: RenderEnv,
-  TokenClass: typeof MarkdownIt.Token,
+  TokenClass: TokenConstructor,
 ): { tokens: Token[]; summary: LinkSummary } {
   const { found, uploadIds, hasLink } = collectLinks(tokens, env);
   const summary: LinkSummary = { hasLink, hasImage: false, uploadPathIds: uploadIds };

@@ -25,15 +25,18 @@ import { checkDeadline, createEnv, resolveContext, type RenderEnv } from './cont
 import { RenderBudgetExceeded } from './limits';
 import type { DegradedReason, MarkdownContext, RenderedMessage } from './types';
 
-function createParser(): MarkdownIt.MarkdownIt {
-  const md = new MarkdownIt('zero', {
+function createParser(): MarkdownIt {
+  // markdown-it reads maxNesting from its options (the 'zero' preset sets 20); @types/markdown-it
+  // leaves it out of Options.
+  const options: MarkdownIt.Options & { maxNesting: number } = {
     html: false,
     breaks: true,
     linkify: false,
     typographer: false,
     // Our own nesting limits apply first; this only guards markdown-it itself.
     maxNesting: 200,
-  });
+  };
+  const md = new MarkdownIt('zero', options);
   installBlockRules(md);
   installInlineRules(md);
   // Parse inline content knowing whether it sits in a quote (mentions there are silent).
@@ -126,10 +129,10 @@ function render(content: string, context: MarkdownContext): AuditedRender {
         return renderTex(tex, true);
       },
     });
-    const parsed = md.parse(source, env as unknown as MarkdownIt.Env);
+    const parsed = md.parse(source, env);
     checkDeadline(env);
     const { tokens, summary } = processLinks(parsed, env, TokenClass);
-    const rendered = md.renderer.render(tokens, md.options, env as unknown as MarkdownIt.Env).trim();
+    const rendered = md.renderer.render(tokens, md.options, env).trim();
     const { html, violations } = sanitizeHtml(rendered);
     if (html.length > limits.maxInputLength * 100) {
       return { result: plainText(content, 'output_too_large'), violations };

@@ -23,7 +23,7 @@ function attr(token: Token, name: string): string | undefined {
   return value === null ? undefined : String(value);
 }
 
-export function installRenderer(md: MarkdownIt.MarkdownIt): void {
+export function installRenderer(md: MarkdownIt): void {
   const rules: Record<string, Rule> = {
     text: (t, i) => escapeText(t[i].content),
     softbreak: fixed('<br>\n'),
