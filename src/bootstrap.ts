@@ -3,7 +3,7 @@ import { INestApplication, RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
@@ -16,6 +16,7 @@ import {
   parseMultipartWithin,
 } from './common/http/body-limits';
 import { refuseCrossSiteRequests } from './common/http/cross-site';
+import { urlencodedForms } from './common/http/form-body';
 import { ZulipExpressAdapter } from './common/http/express-adapter';
 import { installEnvelope } from './common/http/envelope.interceptor';
 import { captureRoutes, hoistRoutes } from './common/http/routes';
@@ -64,7 +65,7 @@ function bodyParsing(config: AppConfig): RequestHandler[] {
         isEmojiUpload(req) ? emojiBodyLimit(config) : isUpload(req) ? uploadBodyLimit(config) : limit,
       parsedLater: (req) => isForm(req),
     }),
-    express.urlencoded({ extended: false, limit, parameterLimit: MAX_FIELDS }),
+    urlencodedForms({ limit, parameterLimit: MAX_FIELDS }),
     (req: Request, res: Response, next: NextFunction) => {
       // Files are accepted by POST /api/v1/user_uploads and /api/v1/realm/emoji/{name} only.
       if (!isMultipart(req) || isUpload(req)) return next();

@@ -1,0 +1,23 @@
+// body-parser exports its lib/ files ("./lib/*" in its package.json) without type declarations.
+declare module 'body-parser/lib/read' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+
+  /** Reads a request's body (charset, Content-Encoding, size limit) and parses it with `parse`. */
+  function read(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: (err?: unknown) => void,
+    parse: (body: string, encoding: string) => unknown,
+    debug: (message: string) => void,
+    options: object,
+  ): void;
+  export = read;
+}
+
+declare module 'body-parser/lib/utils' {
+  /** The options every body-parser parser normalises (limit, inflate, verify, charset, type check). */
+  export function normalizeOptions(
+    options: { limit?: number | string; inflate?: boolean; type?: string },
+    defaultType: string,
+  ): object;
+}
