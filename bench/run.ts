@@ -18,13 +18,13 @@ import { join } from 'node:path';
 import { startChild, type Child } from './lib/children';
 import { startRedis } from './lib/cluster';
 import { benchEmail, benchKey } from './lib/data';
-import { basicAuth, request } from './lib/http';
+import { request } from './lib/http';
 import { pickLoadGenerator, runLoad, type LoadGenerator, type LoadSpec } from './lib/loadgen';
 import { cpuSeconds, machineLoad } from './lib/proc';
 import { startCeiling, type RunningServer } from './lib/servers';
 import { log, quiesce, setupEnvironment, snapshot, startBenchProduct, type Environment } from './lib/setup';
+import { HTTP_WORKLOADS, httpWorkloads, type HttpWorkload } from './lib/workloads';
 
-const HTTP_WORKLOADS = ['send', 'send1000', 'fetch', 'fetch1m', 'hello', 'streams', 'register'] as const;
 /** `fetch1m` measures the fetch on a realm of at least this many messages, even with --quick. */
 const FETCH_1M_MESSAGES = 1_000_000;
 const OTHER_WORKLOADS = ['events', 'events-redis', 'queues'] as const;
@@ -104,117 +104,6 @@ interface Sample {
   nodeCpuUs: number;
   pgCpuUs: number;
   statements: number;
-}
-
-interface HttpWorkload {
-  name: WorkloadName;
-  title: string;
-  connections: number;
-  product: Omit<LoadSpec, 'connections' | 'seconds'>;
-  ceiling?: Omit<LoadSpec, 'connections' | 'seconds'>;
-  /** UserMessage rows per request (send workloads), for rows/s. */
-  rowsPerRequest?: number;
-  /** Targets the report checks (issue 15): ratio to the ceiling at least, p99 and PG CPU at most. */
-  targets?: { ratio?: number; p99ms?: number; pgCpuUs?: number };
-}
-
-function httpWorkloads(env: Environment, product: RunningServer, ceiling: RunningServer): HttpWorkload[] {
-  const { hamlet, othello, channels } = env.data;
-  const p = (path: string) => `http://127.0.0.1:${product.port}${path}`;
-  const c = (path: string) => `http://127.0.0.1:${ceiling.port}${path}`;
-  const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  const hamletAuth = { authorization: basicAuth(hamlet.email, hamlet.key) };
-  const othelloAuth = { authorization: basicAuth(othello.email, othello.key) };
-  const sendBody = (channelId: number) =>
-    new URLSearchParams({
-      type: 'stream',
-      to: String(channelId),
-      topic: 'bench topic',
-      content: 'Benchmark message with **some** markdown, a [link](https://example.com) and :smile:',
-    }).toString();
-  const narrow = encodeURIComponent(JSON.stringify([{ operator: 'channel', operand: channels.fetch.id }]));
-  return [
-    {
-      name: 'send',
-      title: `POST /messages, channel of ${channels.c10.subscribers}`,
-      connections: 32,
-      product: {
-        method: 'POST',
-        url: p('/api/v1/messages'),
-        headers: { ...hamletAuth, ...form },
-        body: sendBody(channels.c10.id),
-      },
-      ceiling: {
-        method: 'POST',
-        url: c(`/send?channel=${channels.c10.id}&sender=${hamlet.id}`),
-        headers: form,
-        body: sendBody(channels.c10.id),
-      },
-      rowsPerRequest: channels.c10.subscribers,
-      targets: { ratio: 0.55, p99ms: 25 },
-    },
-    {
-      name: 'send1000',
-      title: `POST /messages, channel of ${channels.c1000.subscribers}`,
-      connections: 8,
-      product: {
-        method: 'POST',
-        url: p('/api/v1/messages'),
-        headers: { ...hamletAuth, ...form },
-        body: sendBody(channels.c1000.id),
-      },
-      ceiling: {
-        method: 'POST',
-        url: c(`/send?channel=${channels.c1000.id}&sender=${hamlet.id}`),
-        headers: form,
-        body: sendBody(channels.c1000.id),
-      },
-      rowsPerRequest: channels.c1000.subscribers,
-    },
-    {
-      name: 'fetch',
-      title: `GET /messages newest 100 (channel of ${env.data.messagesInFetchChannel} msgs, realm of ${env.data.messagesInRealm})`,
-      connections: 8,
-      product: {
-        method: 'GET',
-        url: p(`/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`),
-        headers: hamletAuth,
-      },
-      ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
-    },
-    {
-      // The same request, named for the realm it needs: the bench builds 1M messages for it.
-      name: 'fetch1m',
-      title: `GET /messages newest 100, realm of ${env.data.messagesInRealm} msgs (channel of ${env.data.messagesInFetchChannel})`,
-      connections: 8,
-      product: {
-        method: 'GET',
-        url: p(`/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`),
-        headers: hamletAuth,
-      },
-      ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
-      targets: { p99ms: 20, pgCpuUs: 1000 },
-    },
-    {
-      name: 'hello',
-      title: 'GET /server_settings (ceiling: raw node hello)',
-      connections: 32,
-      product: { method: 'GET', url: p('/api/v1/server_settings') },
-      ceiling: { method: 'GET', url: c('/hello') },
-    },
-    {
-      name: 'streams',
-      title: `GET /streams (${env.data.users} users, channels as built)`,
-      connections: 4,
-      product: { method: 'GET', url: p('/api/v1/streams'), headers: othelloAuth },
-    },
-    {
-      name: 'register',
-      title: 'POST /register (full initial state)',
-      connections: 1,
-      product: { method: 'POST', url: p('/api/v1/register'), headers: { ...othelloAuth, ...form }, body: '' },
-    },
-  ];
 }
 
 async function measure(
@@ -548,7 +437,7 @@ async function main(): Promise<void> {
   if (httpNames.length > 0) {
     const product = await startBenchProduct(env);
     const ceiling = await startCeiling(env.dbUrl, env.logDir, 10);
-    const workloads = httpWorkloads(env, product, ceiling).filter((w) => httpNames.includes(w.name));
+    const workloads = httpWorkloads(env, product.port, ceiling.port).filter((w) => httpNames.includes(w.name));
     const samples = new Map<string, { product: Sample[]; ceiling: Sample[] }>();
     for (const w of workloads) samples.set(w.name, { product: [], ceiling: [] });
     for (let round = 0; round < opts.rounds; round++) {

@@ -39,6 +39,12 @@ function readStat(pid: number): StatFields | null {
   };
 }
 
+/** User and system CPU seconds of one process (all its threads), apart. */
+export function cpuSplit(pid: number): { user: number; system: number } {
+  const s = readStat(pid);
+  return s ? { user: s.utime / clockTicks(), system: s.stime / clockTicks() } : { user: 0, system: 0 };
+}
+
 /** User + system CPU seconds of one process (all its threads). */
 export function cpuSeconds(pid: number): number {
   const s = readStat(pid);

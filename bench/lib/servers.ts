@@ -59,6 +59,8 @@ export interface ProductOptions {
    */
   cpuProfDir?: string;
   extraEnv?: NodeJS.ProcessEnv;
+  /** The build whose server runs (its dist/ directory); this build's by default (bench/compare.ts). */
+  distRoot?: string;
 }
 
 let serial = 0;
@@ -73,7 +75,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningServer>
     '-r',
     join(distRoot, 'bench', 'lib', 'server-probe.js'),
     ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []),
-    join(distRoot, 'src', 'main.js'),
+    join(opts.distRoot ?? distRoot, 'src', 'main.js'),
   ];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
