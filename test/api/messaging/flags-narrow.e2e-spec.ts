@@ -411,14 +411,11 @@ describe('POST /messages/flags/narrow', () => {
       flag: 'read',
     });
     const few = await countQueries(() => ok(HAMLET, params('bulk few')));
-    const started = Date.now();
     const many = await countQueries(() => ok(HAMLET, params('bulk many')));
-    const elapsed = Date.now() - started;
     expect(few.result).toMatchObject({ processed_count: 10, updated_count: 10 });
     expect(many.result).toMatchObject({ processed_count: 3000, updated_count: 3000, found_newest: true });
     expect(many.count).toBe(few.count);
     expect(many.queries.filter((q) => /UPDATE user_message/.test(q))).toHaveLength(1);
-    expect(elapsed).toBeLessThan(10_000);
   });
 
   it('marks 100,000 unread messages read in batches of 5000, as the mobile app does', async () => {
@@ -482,8 +479,7 @@ describe('POST /messages/flags/narrow', () => {
       [cordelia, recipient],
     );
     expect(unread).toBe(0);
-    // Generous for a shared CI machine (about 12 s here under a load average of 10).
-    expect(elapsed).toBeLessThan(60_000);
+    // Speed is the benchmarks' business (bench/); the statement counts above are what scale.
     // 100,000 rows written and marked: more than the default 30 s when CI runs every suite at once.
   }, 120_000);
 });
