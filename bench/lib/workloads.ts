@@ -34,23 +34,36 @@ export function httpWorkloads(env: Environment, productPort: number, ceilingPort
       content: 'Benchmark message with **some** markdown, a [link](https://example.com) and :smile:',
     }).toString();
   const narrow = encodeURIComponent(JSON.stringify([{ operator: 'channel', operand: channels.fetch.id }]));
+  /** A send to `channelId` as hamlet: our POST /messages and the ceiling's /send. */
+  const sendSpecs = (channelId: number): Pick<HttpWorkload, 'product' | 'ceiling'> => ({
+    product: {
+      method: 'POST',
+      url: p('/api/v1/messages'),
+      headers: { ...hamletAuth, ...form },
+      body: sendBody(channelId),
+    },
+    ceiling: {
+      method: 'POST',
+      url: c(`/send?channel=${channelId}&sender=${hamlet.id}`),
+      headers: form,
+      body: sendBody(channelId),
+    },
+  });
+  /** The newest 100 of the fetch channel as hamlet: our GET /messages and the ceiling's /fetch. */
+  const fetchSpecs: Pick<HttpWorkload, 'product' | 'ceiling'> = {
+    product: {
+      method: 'GET',
+      url: p(`/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`),
+      headers: hamletAuth,
+    },
+    ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
+  };
   return [
     {
       name: 'send',
       title: `POST /messages, channel of ${channels.c10.subscribers}`,
       connections: 32,
-      product: {
-        method: 'POST',
-        url: p('/api/v1/messages'),
-        headers: { ...hamletAuth, ...form },
-        body: sendBody(channels.c10.id),
-      },
-      ceiling: {
-        method: 'POST',
-        url: c(`/send?channel=${channels.c10.id}&sender=${hamlet.id}`),
-        headers: form,
-        body: sendBody(channels.c10.id),
-      },
+      ...sendSpecs(channels.c10.id),
       rowsPerRequest: channels.c10.subscribers,
       targets: { ratio: 0.55, p99ms: 25 },
     },
@@ -58,42 +71,21 @@ export function httpWorkloads(env: Environment, productPort: number, ceilingPort
       name: 'send1000',
       title: `POST /messages, channel of ${channels.c1000.subscribers}`,
       connections: 8,
-      product: {
-        method: 'POST',
-        url: p('/api/v1/messages'),
-        headers: { ...hamletAuth, ...form },
-        body: sendBody(channels.c1000.id),
-      },
-      ceiling: {
-        method: 'POST',
-        url: c(`/send?channel=${channels.c1000.id}&sender=${hamlet.id}`),
-        headers: form,
-        body: sendBody(channels.c1000.id),
-      },
+      ...sendSpecs(channels.c1000.id),
       rowsPerRequest: channels.c1000.subscribers,
     },
     {
       name: 'fetch',
       title: `GET /messages newest 100 (channel of ${env.data.messagesInFetchChannel} msgs, realm of ${env.data.messagesInRealm})`,
       connections: 8,
-      product: {
-        method: 'GET',
-        url: p(`/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`),
-        headers: hamletAuth,
-      },
-      ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
+      ...fetchSpecs,
     },
     {
       // The same request, named for the realm it needs: the bench builds 1M messages for it.
       name: 'fetch1m',
       title: `GET /messages newest 100, realm of ${env.data.messagesInRealm} msgs (channel of ${env.data.messagesInFetchChannel})`,
       connections: 8,
-      product: {
-        method: 'GET',
-        url: p(`/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`),
-        headers: hamletAuth,
-      },
-      ceiling: { method: 'GET', url: c(`/fetch?channel=${channels.fetch.id}&user=${hamlet.id}&num=100`) },
+      ...fetchSpecs,
       targets: { p99ms: 20, pgCpuUs: 1000 },
     },
     {
