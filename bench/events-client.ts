@@ -10,10 +10,13 @@
  *                                                poll to answer; latencies from the send
  *
  * Latency of a delivery = time from just before the POST /messages request is written to the
- * arrival of the long-poll's response headers (CLOCK_MONOTONIC in this process).
+ * arrival of the first bytes of the long-poll's response (CLOCK_MONOTONIC in this process). The
+ * long-polls go over bare sockets (lib/raw-http.ts), one per queue and kept between polls, so
+ * that reading 10,000 answers costs this process little of the CPU the server shares with it.
  */
 import http from 'node:http';
 import { basicAuth, forEachLimit, request } from './lib/http';
+import { RawHttpConnection, RawHttpError } from './lib/raw-http';
 
 interface User {
   email: string;
@@ -36,6 +39,8 @@ interface Queue {
   auth: string;
   queueId: string;
   lastEventId: number;
+  /** The queue's own long-poll connection (kept between polls, as a client keeps it). */
+  connection?: RawHttpConnection;
 }
 let queues: Queue[] = [];
 /** Resolvers of the parked polls of the current round: called with the response time. */
@@ -52,52 +57,39 @@ const fail = (kind: string) => {
 /** Polls retried after their reused keep-alive connection was reset (see poll). */
 let retries = 0;
 
-function poll(q: Queue, i: number, retried = false): Promise<void> {
-  return new Promise((resolveWritten) => {
-    let responded = false;
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'GET',
-        path: `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastEventId}`,
-        agent,
-        headers: { authorization: q.auth },
-      },
-      (res) => {
-        responded = true;
-        arrivals[i] = process.hrtime.bigint();
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events?: Array<{ id: number }> };
-            for (const e of body.events ?? []) q.lastEventId = Math.max(q.lastEventId, e.id);
-            if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`);
-          } catch {
-            fail(`HTTP ${res.statusCode} (not JSON)`);
-          }
-          onArrival?.();
-        });
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => {
+/** Writes a long-poll on the queue's connection; its answer is recorded in `arrivals[i]`. */
+function poll(q: Queue, i: number, retried = false): void {
+  q.connection ??= new RawHttpConnection(port);
+  const answered = q.connection.get(
+    `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastEventId}`,
+    { Authorization: q.auth },
+  );
+  answered.then(
+    (res) => {
+      arrivals[i] = res.arrivedAt;
+      try {
+        const body = JSON.parse(res.body.toString('utf8')) as { events?: Array<{ id: number }> };
+        for (const e of body.events ?? []) q.lastEventId = Math.max(q.lastEventId, e.id);
+        if (res.status !== 200) fail(`HTTP ${res.status}`);
+      } catch {
+        fail(`HTTP ${res.status} (not JSON)`);
+      }
+      onArrival?.();
+    },
+    (err: RawHttpError) => {
       // A kept-alive connection the server closed (idle) just as the poll went out on it: like a
       // browser, retry such an idempotent request once on a new connection.
-      if (req.reusedSocket && err.code === 'ECONNRESET' && !responded && !retried) {
+      if (err.retryable && !retried) {
         retries++;
-        void poll(q, i, true).then(() => resolveWritten());
+        poll(q, i, true);
         return;
       }
-      // A poll that failed (connection refused or reset) still counts as answered, and as written.
-      resolveWritten();
-      fail(`${err.code ?? err.message}${req.reusedSocket ? ' (reused connection)' : ''}`);
+      // A poll that failed (connection refused or reset) still counts as answered.
+      fail(err.code);
       arrivals[i] = process.hrtime.bigint();
       onArrival?.();
-    });
-    req.on('finish', () => resolveWritten());
-    req.end();
-  });
+    },
+  );
 }
 
 /**
@@ -162,12 +154,11 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
       failureKinds = {};
       retries = 0;
       const started = Date.now();
-      await Promise.all(queues.map((q, i) => poll(q, i)));
-      const writtenSeconds = (Date.now() - started) / 1000;
+      queues.forEach((q, i) => poll(q, i));
       // Written is not parked: the server may still be reading them. Wait for its gauge.
       const unanswered = () => arrivals.reduce((k, a) => (a === null ? k + 1 : k), 0);
       const serverParked = await waitUntilParked(unanswered, 600_000);
-      return { parked: queues.length, serverParked, writtenSeconds, parkedSeconds: (Date.now() - started) / 1000 };
+      return { parked: queues.length, serverParked, parkedSeconds: (Date.now() - started) / 1000 };
     }
     case 'send': {
       const expected = queues.length;
@@ -177,6 +168,7 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
           if (++count >= expected) resolve();
         };
       });
+      const cpu0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       const sent = await request(agent, port, 'POST', '/api/v1/messages', basicAuth(msg.sender.email, msg.sender.key), {
         type: 'stream',
@@ -189,12 +181,15 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 120_000));
       const outcome = await Promise.race([done, timeout]);
       onArrival = null;
+      const cpu = process.cpuUsage(cpu0);
       const latencies = arrivals
         .filter((a): a is bigint => a !== null)
         .map((a) => Number(a - t0) / 1e6)
         .sort((a, b) => a - b);
       return {
         sendMs,
+        /** This process's CPU (µs) from the send to the last answer. */
+        clientCpuUs: cpu.user + cpu.system,
         delivered: latencies.length,
         expected,
         timedOut: outcome === 'timeout',
@@ -209,6 +204,7 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
     }
     case 'exit':
       agent.destroy();
+      for (const q of queues) q.connection?.close();
       setImmediate(() => process.exit(0));
       return {};
   }

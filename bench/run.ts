@@ -251,6 +251,8 @@ interface EventsResult {
   eventLoopMaxMs: number;
   eventLoopP99Ms: number;
   nodeCpuUsPerDelivery: number;
+  /** The events client's CPU per delivery (it shares the machine with the server). */
+  clientCpuUsPerDelivery: number;
   errors: number;
 }
 
@@ -273,6 +275,7 @@ async function eventsWorkload(
     const eventLoopP99: number[] = [];
     const sendMs: number[] = [];
     let cpu = 0;
+    let clientCpuUs = 0;
     let errors = 0;
     let expected = 0;
     for (let r = 0; r < rounds + 1; r++) {
@@ -290,6 +293,7 @@ async function eventsWorkload(
       })) as {
         latencies: number[];
         sendMs: number;
+        clientCpuUs: number;
         errors: number;
         failureKinds?: Record<string, number>;
         retries?: number;
@@ -310,6 +314,7 @@ async function eventsWorkload(
       if (out.retries) log(`  round ${r}: ${out.retries} polls retried (reset reused keep-alive connection)`);
       sendMs.push(out.sendMs);
       cpu += cpu1 - cpu0;
+      clientCpuUs += out.clientCpuUs;
       eventLoopMax = Math.max(eventLoopMax, eld.maxMs);
       eventLoopP99.push(eld.p99Ms);
     }
@@ -329,6 +334,7 @@ async function eventsWorkload(
       eventLoopMaxMs: eventLoopMax,
       eventLoopP99Ms: median(eventLoopP99),
       nodeCpuUsPerDelivery: (cpu * 1e6) / Math.max(1, latencies.length),
+      clientCpuUsPerDelivery: clientCpuUs / Math.max(1, latencies.length),
       errors,
     };
   } finally {
@@ -508,7 +514,7 @@ async function main(): Promise<void> {
       const r = await eventsWorkload(env, n, variant === 'events-redis' ? redis!.url : undefined, opts.rounds);
       eventsResults.push(r);
       log(
-        `  delivered ${r.deliveries}/${r.expected}: p50 ${fmt(r.p50ms, 1)} ms, p99 ${fmt(r.p99ms, 1)} ms, max ${fmt(r.maxMs, 1)} ms; event loop max ${fmt(r.eventLoopMaxMs, 1)} ms; ${fmt(r.nodeCpuUsPerDelivery)} µs Node CPU per delivery`,
+        `  delivered ${r.deliveries}/${r.expected}: p50 ${fmt(r.p50ms, 1)} ms, p99 ${fmt(r.p99ms, 1)} ms, max ${fmt(r.maxMs, 1)} ms; event loop max ${fmt(r.eventLoopMaxMs, 1)} ms; ${fmt(r.nodeCpuUsPerDelivery)} µs Node CPU per delivery (client ${fmt(r.clientCpuUsPerDelivery)} µs)`,
       );
     }
   }
