@@ -25,9 +25,14 @@ export interface CreateRealmInput {
 const REALM_CACHE_MS = 2000;
 
 /** Realms: creation with their system groups, lookup by Host header, URLs. */
+/** Host header values whose subdomain is remembered (any client can send any Host). */
+const MAX_REMEMBERED_HOSTS = 256;
+
 @Injectable()
 export class RealmService {
   private readonly byStringId = new Map<string, { realm: Promise<Realm | null>; at: number }>();
+  /** subdomainOf's answers by Host header (null: no subdomain). */
+  private readonly subdomainsByHost = new Map<string, string | null>();
 
   constructor(
     private readonly realms: RealmRepository,
@@ -57,6 +62,17 @@ export class RealmService {
 
   /** The subdomain part of the Host header, or undefined for the root domain / other hosts. */
   subdomainOf(hostHeader: string | undefined): string | undefined {
+    // Remembered per header value: a server sees few, and every request asks (a few µs each).
+    const key = hostHeader ?? '';
+    const hit = this.subdomainsByHost.get(key);
+    if (hit !== undefined) return hit ?? undefined;
+    const sub = this.parseSubdomain(hostHeader);
+    if (this.subdomainsByHost.size >= MAX_REMEMBERED_HOSTS) this.subdomainsByHost.clear();
+    this.subdomainsByHost.set(key, sub ?? null);
+    return sub;
+  }
+
+  private parseSubdomain(hostHeader: string | undefined): string | undefined {
     const host = (hostHeader ?? '').trim().toLowerCase();
     const root = this.config.externalHost;
     if (!host || host === root) return undefined;

@@ -3,7 +3,7 @@ import { METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import type { Response } from 'express';
-import { encodeWithRawJsonParts } from './raw-json';
+import { encodeWithRawJsonParts, RawJson } from './raw-json';
 import { ignoredParams, ZulipRequest } from './request-params';
 
 /** Marks a handler whose return value is sent as-is (not wrapped in Zulip's envelope). */
@@ -32,12 +32,51 @@ function wrap(data: unknown): Tagged {
   return tagged;
 }
 
-function render({ data }: Tagged, req: ZulipRequest): Record<string, unknown> {
+/** The envelope's own members, which a result serialised ahead of time must not hold. */
+const ENVELOPE_KEYS = ['result', 'msg', 'ignored_parameters_unsupported'];
+
+/**
+ * A handler's result serialised ahead of time (an answer a cache keeps): `data` is the result and
+ * `membersJson` is `JSON.stringify(data)` without its braces. Where the response goes out as
+ * Express would send it, the JSON is written as it is; anywhere else `data` is rendered as usual.
+ */
+export class SerializedResult {
+  constructor(
+    readonly data: Record<string, unknown>,
+    readonly membersJson: string,
+  ) {}
+
+  static of(data: Record<string, unknown>): SerializedResult {
+    for (const key of ENVELOPE_KEYS) {
+      if (key in data) throw new Error(`a serialised result cannot hold the envelope's "${key}"`);
+    }
+    const json = JSON.stringify(data);
+    return new SerializedResult(data, json.slice(1, -1));
+  }
+}
+
+/** The envelope of a result, and whether it holds values serialised ahead of time (RawJson). */
+interface Rendered {
+  body: Record<string, unknown>;
+  raw: boolean;
+}
+
+function render({ data }: Tagged, req: ZulipRequest): Rendered {
   const body: Record<string, unknown> = { result: 'success', msg: '' };
-  if (data && typeof data === 'object') Object.assign(body, data);
+  let raw = false;
+  const members = data instanceof SerializedResult ? data.data : data;
+  if (members && typeof members === 'object') {
+    // Copied key by key (as Object.assign would) while looking for RawJson values.
+    const source = members as Record<string, unknown>;
+    for (const key of Object.keys(source)) {
+      const value = source[key];
+      if (value instanceof RawJson) raw = true;
+      body[key] = value;
+    }
+  }
   const ignored = ignoredParams(req);
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-  return body;
+  return { body, raw };
 }
 
 /** Set on the replacement handlers: an app created again in the same process wraps nothing twice. */
@@ -91,9 +130,10 @@ export function installEnvelope(app: INestApplication): void {
   const reply = adapter.reply.bind(adapter);
   adapter.reply = (response: Response, body: unknown, statusCode?: number) => {
     if (!isTagged(body)) return reply(response, body, statusCode);
-    const envelope = render(body, response.req as ZulipRequest);
     if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
-    return sendsAsExpressWould(response) ? sendJson(response, envelope) : reply(response, envelope);
+    if (!sendsAsExpressWould(response)) return reply(response, render(body, response.req as ZulipRequest).body);
+    if (body.data instanceof SerializedResult) return writeEnvelopeJson(response, body.data.membersJson);
+    return sendJson(response, render(body, response.req as ZulipRequest));
   };
 }
 
@@ -107,7 +147,7 @@ export function sendEnvelope(response: Response, data: Record<string, unknown>):
   const envelope = render(wrap(data), response.req as ZulipRequest);
   response.statusCode = 200;
   if (sendsAsExpressWould(response)) sendJson(response, envelope);
-  else response.json(envelope);
+  else response.json(envelope.body);
 }
 
 /**
@@ -121,7 +161,14 @@ export function sendEnvelopeJson(response: Response, data: Record<string, unknow
     sendEnvelope(response, data);
     return;
   }
-  // render(): {result, msg, ...data, ignored_parameters_unsupported?}; data never holds the others.
+  writeEnvelopeJson(response, membersJson);
+}
+
+/**
+ * The envelope around members serialised already, exactly as render() + sendJson would write it:
+ * `{result, msg, ...data, ignored_parameters_unsupported?}` (the data never holds the others).
+ */
+function writeEnvelopeJson(response: Response, membersJson: string): void {
   const ignored = ignoredParams(response.req as ZulipRequest);
   let json = '{"result":"success","msg":""';
   if (membersJson !== '') json += `,${membersJson}`;
@@ -160,9 +207,9 @@ const ENCODE_ONCE_CHARS = 64 * 1024;
  * cost as much CPU as JSON.stringify itself. A small one stays a string, which Node's HTTP code
  * sends in one write with the headers.
  */
-function sendJson(response: Response, body: Record<string, unknown>): void {
+function sendJson(response: Response, { body, raw }: Rendered): void {
   // Values serialised ahead of time (RawJson: GET /streams' cached channel dicts) go as they are.
-  const spliced = encodeWithRawJsonParts(body);
+  const spliced = raw ? encodeWithRawJsonParts(body) : null;
   if (spliced) {
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', String(spliced.length));

@@ -1,7 +1,11 @@
 /**
  * GET /server_settings (zerver/views/auth.py api_get_server_settings), with and without a realm
- * on the request's host.
+ * on the request's host; the answers kept serialised per realm (server-settings.controller.ts).
  */
+import { RealmService } from '../../../src/realm/realm.service';
+import { Role } from '../../../src/realm/system-groups';
+import { UsersService } from '../../../src/users/users.service';
+import { call, callInRealm } from '../../helpers/api';
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 
@@ -153,6 +157,64 @@ describe('GET /server_settings with the default realm on the root host', () => {
   it('answers HEAD', async () => {
     const res = await t.http().head('/api/v1/server_settings');
     expect(res.status).toBe(200);
+  });
+});
+
+describe('GET /server_settings: the answers kept serialised per realm', () => {
+  let t: TestApp;
+  const LEAR = 'goneril@lear.example';
+  const get = (host = 'zulip.testserver') => t.http().get('/api/v1/server_settings').set('Host', host);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const lear = await t.app.get(RealmService).createRealm({ stringId: 'lear', name: 'Lear & Co' });
+    await t.app.get(UsersService).createUser(lear, { email: LEAR, fullName: 'Goneril', role: Role.OWNER });
+  });
+  afterAll(() => t.close());
+
+  it('sends the same JSON again, with its length and type', async () => {
+    const first = await get('lear.zulip.testserver');
+    const again = await get('lear.zulip.testserver');
+    expect(first.body.realm_name).toBe('Lear & Co');
+    expect(again.text).toBe(first.text);
+    expect(again.headers['content-length']).toBe(String(Buffer.byteLength(first.text)));
+    expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it("a change to a realm shows in its next answer, and only in that realm's", async () => {
+    const zulipBefore = (await get()).text;
+    await get('lear.zulip.testserver');
+    const patched = await callInRealm(t, 'lear', 'patch', '/realm', LEAR, {
+      name: 'Lear Renamed',
+      description: 'Now *bold*',
+    });
+    expect(patched.status).toBe(200);
+    expect((await get('lear.zulip.testserver')).body).toMatchObject({
+      realm_name: 'Lear Renamed',
+      realm_description: '<p>Now <em>bold</em></p>',
+    });
+    expect((await get()).text).toBe(zulipBefore);
+    expect((await call(t, 'patch', '/realm', 'iago@zulip.com', { name: 'Zulip Renamed' })).status).toBe(200);
+    expect((await get()).body.realm_name).toBe('Zulip Renamed');
+    expect((await get('lear.zulip.testserver')).body.realm_name).toBe('Lear Renamed');
+  });
+
+  it('ignored parameters are per request; the rest of the answer is the same', async () => {
+    const res = await t.http().get('/api/v1/server_settings').query({ bogus: '1', another: 'x' });
+    expect(res.body.ignored_parameters_unsupported).toEqual(['another', 'bogus']);
+    const { ignored_parameters_unsupported: _ignored, ...rest } = res.body as Record<string, unknown>;
+    expect(rest).toEqual((await get()).body);
+    expect((await get()).body).not.toHaveProperty('ignored_parameters_unsupported');
+  });
+
+  it('HEAD and a conditional GET (rendered by Express itself) give the same JSON', async () => {
+    const plain = await get();
+    const head = await t.http().head('/api/v1/server_settings');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(plain.headers['content-length']);
+    const conditional = await get().set('If-None-Match', '"nothing"');
+    expect(conditional.status).toBe(200);
+    expect(conditional.text).toBe(plain.text);
   });
 });
 
