@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { types } from 'pg';
-import { timestamptzParser } from './pg-types';
+import { boolArrayParser, int4ArrayParser, timestamptzParser } from './pg-types';
 
 describe('timestamptzParser', () => {
   const reference = types.getTypeParser(1184, 'text') as (text: string) => unknown;
@@ -57,6 +57,73 @@ describe('timestamptzParser', () => {
         },
       ),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe('int4ArrayParser and boolArrayParser', () => {
+  const intReference = types.getTypeParser(1007 as never, 'text') as (text: string) => unknown;
+  const boolReference = types.getTypeParser(1000 as never, 'text') as (text: string) => unknown;
+  const parseInts = int4ArrayParser(intReference);
+  const parseBools = boolArrayParser(boolReference);
+  // The same parsers with no way out: what they read must be read by their own path.
+  const noFallback = (text: string): never => {
+    throw new Error(`fell back on ${text}`);
+  };
+  const intsDirect = int4ArrayParser(noFallback);
+  const boolsDirect = boolArrayParser(noFallback);
+
+  it("reads PostgreSQL's output, and what it does not read itself, as pg's own parsers do", () => {
+    for (const text of [
+      '{}',
+      '{0}',
+      '{1,-2,3}',
+      '{2147483647,-2147483648}',
+      '{1,NULL,3}',
+      '{NULL}',
+      '{{1,2},{3,4}}',
+      '[0:1]={5,6}',
+      '{ 1, 2 }',
+      '{12345678901}',
+      '{1,,2}',
+      '{-}',
+      '{--1}',
+      '{1-2}',
+      '{',
+      '}',
+      '',
+    ]) {
+      let expected: unknown;
+      try {
+        expected = intReference(text);
+      } catch {
+        expect(() => parseInts(text)).toThrow();
+        continue;
+      }
+      expect(parseInts(text)).toEqual(expected);
+    }
+    for (const text of ['{}', '{t}', '{f,t,f}', '{t,NULL}', '{{t},{f}}', '{tf}', '{t,}', '{true}', '[1:1]={t}']) {
+      expect(parseBools(text)).toEqual(boolReference(text));
+    }
+  });
+
+  it('agrees with pg on any integer[] and boolean[] PostgreSQL prints', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.integer({ min: -2147483648, max: 2147483647 }), { nil: null, freq: 20 }), {
+          maxLength: 50,
+        }),
+        fc.array(fc.boolean(), { maxLength: 50 }),
+        (ints, bools) => {
+          const intText = `{${ints.map((n) => (n === null ? 'NULL' : String(n))).join(',')}}`;
+          expect(parseInts(intText)).toEqual(intReference(intText));
+          if (!ints.includes(null)) expect(intsDirect(intText)).toEqual(intReference(intText));
+          const boolText = `{${bools.map((b) => (b ? 't' : 'f')).join(',')}}`;
+          expect(parseBools(boolText)).toEqual(boolReference(boolText));
+          expect(boolsDirect(boolText)).toEqual(boolReference(boolText));
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });
