@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { dbIds, isDbId } from '../database/ids';
+import { dbIds, intArrayParam, isDbId } from '../database/ids';
 import { currentManager } from '../database/transaction';
 import { CacheInvalidation } from '../database/cache-invalidation';
 import type { ChannelAccessFields } from './message-access.policy';
@@ -325,8 +325,8 @@ export class MessagesRepository {
       message.hasLink,
       message.isChannelMessage,
       message.type,
-      userIds,
-      flags,
+      intArrayParam(userIds),
+      intArrayParam(flags),
     ];
     const insert = `
       WITH m AS (
@@ -657,9 +657,9 @@ export class MessagesRepository {
         col((m) => m.hasLink),
         col((m) => m.isChannelMessage),
         col((m) => m.type),
-        umOrd,
-        umUser,
-        umFlags,
+        intArrayParam(umOrd),
+        intArrayParam(umUser),
+        intArrayParam(umFlags),
       ],
     );
     // Channels' first messages: channel listings (ChannelListingCache) show first_message_id.
