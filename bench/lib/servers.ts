@@ -79,6 +79,8 @@ export async function startProduct(opts: ProductOptions): Promise<RunningServer>
     ...(cpuProfDir && process.env.BENCH_CPU_PROF_INTERVAL
       ? ['--cpu-prof-interval', process.env.BENCH_CPU_PROF_INTERVAL]
       : []),
+    // Further Node/V8 flags for the product alone (e.g. --trace-gc; its lines go to the server log).
+    ...(process.env.BENCH_PRODUCT_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
     join(opts.distRoot ?? distRoot, 'src', 'main.js'),
   ];
   const env: NodeJS.ProcessEnv = {
