@@ -16,7 +16,7 @@ import {
   parseMultipartWithin,
 } from './common/http/body-limits';
 import { refuseCrossSiteRequests } from './common/http/cross-site';
-import { urlencodedForms } from './common/http/form-body';
+import { urlencodedFormMatch, urlencodedForms } from './common/http/form-body';
 import { ZulipExpressAdapter } from './common/http/express-adapter';
 import { installEnvelope } from './common/http/envelope.interceptor';
 import { captureRoutes, hoistRoutes } from './common/http/routes';
@@ -50,7 +50,7 @@ const MAX_FIELDS = 1000;
 function bodyParsing(config: AppConfig): RequestHandler[] {
   const limit = config.maxBodyBytes;
   const isMultipart = (req: Request) => String(req.headers['content-type'] ?? '').startsWith('multipart/form-data');
-  const isForm = (req: Request) => isMultipart(req) || req.is('application/x-www-form-urlencoded') !== false;
+  const isForm = (req: Request) => isMultipart(req) || urlencodedFormMatch(req) !== false;
   // An upload's body is read by its handler, after authentication (src/uploads/upload-body.ts,
   // src/realm-emoji/emoji-body.ts).
   const isEmojiUpload = (req: Request) => isEmojiUploadRequest(req) && isMultipart(req);

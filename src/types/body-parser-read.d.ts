@@ -15,9 +15,18 @@ declare module 'body-parser/lib/read' {
 }
 
 declare module 'body-parser/lib/utils' {
-  /** The options every body-parser parser normalises (limit, inflate, verify, charset, type check). */
+  import type { Request } from 'express';
+
+  /**
+   * The options every body-parser parser normalises (limit, inflate, verify, charset, type check:
+   * `type` is a media type, or a function of the (Express) request that says whether to parse it).
+   */
   export function normalizeOptions(
-    options: { limit?: number | string; inflate?: boolean; type?: string },
+    options: {
+      limit?: number | string;
+      inflate?: boolean;
+      type?: string | ((req: Request) => boolean);
+    },
     defaultType: string,
   ): object;
 }

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import qs from 'qs';
-import { parseUrlencoded, simpleForm } from './form-body';
+import express from 'express';
+import request from 'supertest';
+import { parseUrlencoded, simpleForm, urlencodedFormMatch } from './form-body';
 
 /** body-parser 2's parse for extended: false: qs with these options (lib/types/urlencoded.js). */
 function bodyParserReference(body: string, limit = 1000): Record<string, unknown> {
@@ -117,5 +119,44 @@ describe('urlencoded form bodies', () => {
 
   it('decodes ISO-8859-1 bodies with qs', () => {
     expect(parseUrlencoded('name=Ren%E9', 'iso-8859-1', 1000)).toEqual({ name: 'René' });
+  });
+});
+
+describe('urlencodedFormMatch', () => {
+  // A real Express request: the answer must be req.is()'s, asked again for every request.
+  const app = express();
+  app.all('/', (req, res) => {
+    const is = req.is('application/x-www-form-urlencoded');
+    res.json({ first: urlencodedFormMatch(req), again: urlencodedFormMatch(req), is });
+  });
+  const types = [
+    'application/x-www-form-urlencoded',
+    'application/x-www-form-urlencoded; charset=utf-8',
+    'Application/X-WWW-Form-Urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json',
+    'text/plain',
+    'application/x-www-form-urlencoded-not',
+    'not a media type',
+  ];
+
+  it('answers as req.is() does, for each Content-Type, the first time and once remembered', async () => {
+    for (let round = 0; round < 2; round++) {
+      for (const type of types) {
+        const res = await request(app).post('/').set('Content-Type', type).send('a=1');
+        const expected = res.body.is === null ? null : res.body.is !== false;
+        expect({ type, first: res.body.first, again: res.body.again }).toEqual({
+          type,
+          first: expected,
+          again: expected,
+        });
+      }
+    }
+  });
+
+  it('is null for a request without a body, whatever its Content-Type says', async () => {
+    await request(app).post('/').set('Content-Type', types[0]).send('a=1');
+    const res = await request(app).get('/').set('Content-Type', types[0]);
+    expect(res.body).toEqual({ first: null, again: null, is: null });
   });
 });

@@ -16,7 +16,7 @@ import qs from 'qs';
  */
 export function urlencodedForms(opts: { limit: number; parameterLimit: number }): RequestHandler {
   const readOptions = {
-    ...normalizeOptions({ limit: opts.limit }, 'application/x-www-form-urlencoded'),
+    ...normalizeOptions({ limit: opts.limit, type: isUrlencodedForm }, 'application/x-www-form-urlencoded'),
     isValidCharset: (charset: string) => charset === 'utf-8' || charset === 'iso-8859-1',
   };
   const parse = (body: string, encoding: string) => parseUrlencoded(body, encoding, opts.parameterLimit);
@@ -24,6 +24,39 @@ export function urlencodedForms(opts: { limit: number; parameterLimit: number })
 }
 
 const noDebug = () => undefined;
+
+/** Content-Type values seen, and whether each is a urlencoded form (a server sees few). */
+const urlencodedByType = new Map<string, boolean>();
+const MAX_REMEMBERED_TYPES = 256;
+
+/**
+ * Whether the request carries a urlencoded form, as `req.is()` (type-is) decides it, null when it
+ * has no body: remembered per Content-Type value, since parsing and matching the header took a few
+ * µs and each form request asked twice (the body limits, then the parser's own check).
+ */
+export function urlencodedFormMatch(req: Request): boolean | null {
+  const type = req.headers['content-type'];
+  if (type !== undefined) {
+    const known = urlencodedByType.get(type);
+    // The header decides, once the request has a body (type-is's own test, which comes first).
+    if (known !== undefined && typeIsHasBody(req)) return known;
+  }
+  const matched = req.is('application/x-www-form-urlencoded');
+  if (matched === null) return null;
+  if (type !== undefined) {
+    if (urlencodedByType.size >= MAX_REMEMBERED_TYPES) urlencodedByType.clear();
+    urlencodedByType.set(type, matched !== false);
+  }
+  return matched !== false;
+}
+
+/** type-is's hasBody: a Transfer-Encoding, or a Content-Length that is a number. */
+function typeIsHasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number);
+}
+
+/** body-parser's check of the type, `Boolean(typeis(req, type))`, from the remembered answer. */
+const isUrlencodedForm = (req: Request): boolean => urlencodedFormMatch(req) === true;
 
 /** What body-parser's urlencoded parser (extended: false) returns for `body`, or throws. */
 export function parseUrlencoded(body: string, encoding: string, parameterLimit: number): Record<string, unknown> {
