@@ -6,7 +6,6 @@
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -15,14 +14,26 @@ import { cloneTemplateDatabase, TEST_SECRET } from '../../helpers/test-db';
 const redisUrl = process.env.ZULIP_TEST_REDIS_URL;
 const root = join(__dirname, '..', '..', '..');
 
-async function freePort(): Promise<number> {
+/**
+ * The port a spawned server listens on, read from its own start-up line: it is started with
+ * PORT=0, so the port is the one the kernel gave that process (a port chosen beforehand could be
+ * taken by another test's server in between, and the health check would then reach that one).
+ */
+function listeningPort(proc: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString('utf8')).slice(-4096);
+      const m = /listening on http:\/\/[^\s:]+:(\d+)/.exec(seen);
+      if (m) {
+        proc.stdout?.off('data', onData);
+        // Keep reading (and dropping) its output: a full pipe would block the server.
+        proc.stdout?.resume();
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout?.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
   });
 }
 
@@ -33,11 +44,10 @@ async function freePort(): Promise<number> {
   const servers: Array<{ proc: ChildProcess; base: string }> = [];
 
   async function startServer(): Promise<{ proc: ChildProcess; base: string }> {
-    const port = await freePort();
     const proc = spawn(process.execPath, [join(outDir, 'src', 'main.js')], {
       env: {
         PATH: process.env.PATH,
-        PORT: String(port),
+        PORT: '0',
         DATABASE_URL: db.url,
         REDIS_URL: redisUrl,
         REDIS_PREFIX: `zulip-test-procs-${process.pid}`,
@@ -45,12 +55,13 @@ async function freePort(): Promise<number> {
         SERVER_MODE: 'development',
         SEED_DEMO_REALM: 'false',
         RATE_LIMIT: 'off',
-        LOG_LEVEL: 'warn',
+        // Info, for the start-up line that names the port (access lines are dropped unread).
+        LOG_LEVEL: 'info',
         DATA_DIR: mkdtempSync(join(tmpdir(), 'zulip-proc-')),
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const base = `http://127.0.0.1:${port}`;
+    const base = `http://127.0.0.1:${await listeningPort(proc)}`;
     for (let i = 0; i < 300; i++) {
       try {
         if ((await request(base).get('/health')).status === 200) return { proc, base };
