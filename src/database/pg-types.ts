@@ -64,6 +64,10 @@ type TypeOid = Parameters<typeof types.setTypeParser>[0];
 const INT4_ARRAY = 1007 as TypeOid;
 const BOOL_ARRAY = 1000 as TypeOid;
 
+/** `{…}`: an array literal without explicit bounds (what the fast array parsers read). */
+const isOneBracedList = (s: string): boolean =>
+  s.length >= 2 && s.charCodeAt(0) === 123 && s.charCodeAt(s.length - 1) === 125;
+
 /**
  * An `integer[]` value as PostgreSQL prints it (`{1,-2,3}`, `{}`), read into the same numbers as
  * pg's default parser (postgres-array, a character-by-character tokenizer) in a tenth of its time:
@@ -72,8 +76,8 @@ const BOOL_ARRAY = 1000 as TypeOid;
  */
 export function int4ArrayParser(fallback: (text: string) => unknown): (text: string) => unknown {
   return (s: string) => {
+    if (!isOneBracedList(s)) return fallback(s);
     const end = s.length - 1;
-    if (end < 1 || s.charCodeAt(0) !== 123 || s.charCodeAt(end) !== 125) return fallback(s);
     const out: number[] = [];
     if (end === 1) return out;
     let value = 0;
@@ -104,8 +108,8 @@ export function int4ArrayParser(fallback: (text: string) => unknown): (text: str
 /** A `boolean[]` value (`{t,f}`, `{}`) read as pg's parser reads it; anything else goes to it. */
 export function boolArrayParser(fallback: (text: string) => unknown): (text: string) => unknown {
   return (s: string) => {
+    if (!isOneBracedList(s)) return fallback(s);
     const end = s.length - 1;
-    if (end < 1 || s.charCodeAt(0) !== 123 || s.charCodeAt(end) !== 125) return fallback(s);
     const out: boolean[] = [];
     if (end === 1) return out;
     // Elements at odd positions, commas between them: `{t,f,t}`.
