@@ -11,8 +11,15 @@
  *   GET  /fetch?channel=ID&user=ID&num=N   the newest N messages of the channel with the user's
  *                                          flags, sender and reactions: one named prepared
  *                                          statement, serialised like the product's message dicts
+ *   GET  /poll[?sender=1]                  a long-poll: parked until the next send with wake=1
+ *   POST /send?…&wake=1                    the send above, then every parked poll answered with the
+ *                                          message event (the dict serialised once, per-poll flags
+ *                                          and event id), in 5 ms slices of the event loop as the
+ *                                          product's PollWaker answers (its loop-delay target)
+ *   GET  /metrics                          `zulip_event_long_polls_parked N`, as the product's gauge
  */
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { installPgTypeParsers } from '../src/database/pg-types';
 
@@ -97,6 +104,61 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** A parked GET /poll: its response, and whether it is the sender's (its flags say read). */
+interface ParkedPoll {
+  res: http.ServerResponse;
+  sender: boolean;
+}
+let parked: ParkedPoll[] = [];
+let eventId = 0;
+/** As the product's PollWaker (src/events/poll-waker.ts): most time per turn answering polls. */
+const WAKE_SLICE_MS = 5;
+
+/**
+ * Answers every parked poll with the message event of the send just made: the message dict as
+ * the product's message event carries it, serialised once; each answer adds its flags and id.
+ */
+function wakePolls(c: Channel, id: number, senderId: number, topic: string, content: string): void {
+  const polls = parked;
+  parked = [];
+  const message = JSON.stringify({
+    id,
+    sender_id: senderId,
+    content: `<p>${escapeHtml(content)}</p>`,
+    recipient_id: c.recipientId,
+    timestamp: Math.floor(Date.now() / 1000),
+    client: 'bench',
+    subject: topic,
+    topic_links: [],
+    is_me_message: false,
+    reactions: [],
+    submessages: [],
+    sender_full_name: 'King Hamlet',
+    sender_email: 'hamlet@zulip.com',
+    sender_realm_str: 'zulip',
+    display_recipient: c.name,
+    type: 'stream',
+    stream_id: c.id,
+    avatar_url: null,
+    content_type: 'text/html',
+  });
+  const event = ++eventId;
+  let next = 0;
+  const run = () => {
+    const end = performance.now() + WAKE_SLICE_MS;
+    while (next < polls.length) {
+      const p = polls[next++];
+      const flags = p.sender ? '["read"]' : '[]';
+      const text = `{"result":"success","msg":"","events":[{"type":"message","message":${message},"flags":${flags},"id":${event}}]}`;
+      p.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      p.res.end(text);
+      if (performance.now() >= end) break;
+    }
+    if (next < polls.length) setImmediate(run);
+  };
+  setImmediate(run);
+}
+
 async function send(url: URL, body: string, res: http.ServerResponse): Promise<void> {
   const form = new URLSearchParams(body);
   const c = await channel(Number(url.searchParams.get('channel')));
@@ -127,6 +189,7 @@ async function send(url: URL, body: string, res: http.ServerResponse): Promise<v
     ],
   });
   reply(res, 200, { result: 'success', msg: '', id: rows[0].id });
+  if (url.searchParams.get('wake') === '1') wakePolls(c, rows[0].id, sender, form.get('topic') ?? '', content);
 }
 
 async function fetchNewest(url: URL, res: http.ServerResponse): Promise<void> {
@@ -202,7 +265,16 @@ const server = http.createServer((req, res) => {
     else if (req.method === 'POST' && url.pathname === '/send')
       send(url, Buffer.concat(chunks).toString('utf8'), res).catch(fail);
     else if (req.method === 'GET' && url.pathname === '/fetch') fetchNewest(url, res).catch(fail);
-    else reply(res, 404, { result: 'error', msg: 'Not found' });
+    else if (req.method === 'GET' && url.pathname === '/poll') {
+      const poll = { res, sender: url.searchParams.get('sender') === '1' };
+      parked.push(poll);
+      res.on('close', () => {
+        if (!res.writableFinished) parked = parked.filter((p) => p !== poll);
+      });
+    } else if (req.method === 'GET' && url.pathname === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`zulip_event_long_polls_parked ${parked.length}\n`);
+    } else reply(res, 404, { result: 'error', msg: 'Not found' });
   });
 });
 server.keepAliveTimeout = 60_000;

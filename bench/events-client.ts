@@ -8,6 +8,10 @@
  *   {cmd: 'park'}                                a GET /events long-poll on every queue
  *   {cmd: 'send', sender, channel}               posts one message, waits for every parked
  *                                                poll to answer; latencies from the send
+ *   {cmd: 'ceiling', port, n}                    the same N polls against the ceiling server
+ *   {cmd: 'park', target: 'ceiling'}             (GET /poll there; the first is the sender's)
+ *   {cmd: 'send', target: 'ceiling', channelId,  and its send with wake=1, measured as above
+ *    senderId}
  *
  * Latency of a delivery = time from just before the POST /messages request is written to the
  * arrival of the first bytes of the long-poll's response (CLOCK_MONOTONIC in this process). The
@@ -23,11 +27,15 @@ interface User {
   key: string;
 }
 
+type Target = 'product' | 'ceiling';
+
 type Command =
   | { cmd: 'register'; port: number; users: User[]; concurrency: number }
   | { cmd: 'prime'; port: number; users: User[]; concurrency: number }
-  | { cmd: 'park' }
-  | { cmd: 'send'; sender: User; channel: string; topic: string }
+  | { cmd: 'ceiling'; port: number; n: number }
+  | { cmd: 'park'; target?: Target }
+  | { cmd: 'send'; target?: 'product'; sender: User; channel: string; topic: string }
+  | { cmd: 'send'; target: 'ceiling'; channelId: number; senderId: number; topic: string }
   | { cmd: 'exit' };
 
 // Every queue's client keeps its connection after its answer, as a real client does between polls
@@ -35,14 +43,21 @@ type Command =
 // while the server was still writing the other answers).
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: Infinity });
 let port = 0;
+let ceilingPort = 0;
 interface Queue {
+  port: number;
   auth: string;
   queueId: string;
   lastEventId: number;
+  /** The ceiling's polls: their fixed path (the product's are built from the queue). */
+  path?: string;
   /** The queue's own long-poll connection (kept between polls, as a client keeps it). */
   connection?: RawHttpConnection;
 }
 let queues: Queue[] = [];
+let ceilingQueues: Queue[] = [];
+/** The polls of the current round (the product's queues or the ceiling's). */
+let polled: Queue[] = [];
 /** Resolvers of the parked polls of the current round: called with the response time. */
 let arrivals: Array<bigint | null> = [];
 let onArrival: (() => void) | null = null;
@@ -59,10 +74,10 @@ let retries = 0;
 
 /** Writes a long-poll on the queue's connection; its answer is recorded in `arrivals[i]`. */
 function poll(q: Queue, i: number, retried = false): void {
-  q.connection ??= new RawHttpConnection(port);
+  q.connection ??= new RawHttpConnection(q.port);
   const answered = q.connection.get(
-    `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastEventId}`,
-    { Authorization: q.auth },
+    q.path ?? `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastEventId}`,
+    q.path ? {} : { Authorization: q.auth },
   );
   answered.then(
     (res) => {
@@ -97,11 +112,11 @@ function poll(q: Queue, i: number, retried = false): void {
  * development mode) reaches `n()` (the polls not answered yet) or the timeout passes; returns the
  * last value read (-1: no gauge).
  */
-async function waitUntilParked(n: () => number, timeoutMs: number): Promise<number> {
+async function waitUntilParked(serverPort: number, n: () => number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   let parked = -1;
   while (Date.now() < deadline) {
-    const r = await request(agent, port, 'GET', '/metrics', null);
+    const r = await request(agent, serverPort, 'GET', '/metrics', null);
     const m = /^zulip_event_long_polls_parked (\d+)/m.exec(typeof r.body.raw === 'string' ? r.body.raw : '');
     if (!m) return -1; // no metrics here: fall back to the caller's pause
     parked = Number(m[1]);
@@ -134,7 +149,7 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
           if (failures === 1) console.error(`register failed: ${JSON.stringify(r.body)}`);
           return;
         }
-        made[i] = { auth, queueId: r.body.queue_id as string, lastEventId: r.body.last_event_id as number };
+        made[i] = { port, auth, queueId: r.body.queue_id as string, lastEventId: r.body.last_event_id as number };
       });
       queues = made.filter(Boolean);
       return { registered: queues.length, failures, seconds: (Date.now() - started) / 1000 };
@@ -148,20 +163,40 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
       });
       return { failures };
     }
+    case 'ceiling': {
+      ceilingPort = msg.port;
+      ceilingQueues = Array.from({ length: msg.n }, (_, i) => ({
+        port: msg.port,
+        auth: '',
+        queueId: '',
+        lastEventId: -1,
+        path: i === 0 ? '/poll?sender=1' : '/poll',
+      }));
+      return {};
+    }
     case 'park': {
-      arrivals = queues.map(() => null);
+      const ceiling = msg.target === 'ceiling';
+      // The other server's connections are closed first: both sets open at once would need twice
+      // the file descriptors (20,000 at N = 10,000). The next round on it connects again, before
+      // the measured send.
+      for (const q of ceiling ? queues : ceilingQueues) {
+        q.connection?.close();
+        q.connection = undefined;
+      }
+      polled = ceiling ? ceilingQueues : queues;
+      arrivals = polled.map(() => null);
       pollErrors = 0;
       failureKinds = {};
       retries = 0;
       const started = Date.now();
-      queues.forEach((q, i) => poll(q, i));
+      polled.forEach((q, i) => poll(q, i));
       // Written is not parked: the server may still be reading them. Wait for its gauge.
       const unanswered = () => arrivals.reduce((k, a) => (a === null ? k + 1 : k), 0);
-      const serverParked = await waitUntilParked(unanswered, 600_000);
-      return { parked: queues.length, serverParked, parkedSeconds: (Date.now() - started) / 1000 };
+      const serverParked = await waitUntilParked(ceiling ? ceilingPort : port, unanswered, 600_000);
+      return { parked: polled.length, serverParked, parkedSeconds: (Date.now() - started) / 1000 };
     }
     case 'send': {
-      const expected = queues.length;
+      const expected = polled.length;
       const done = new Promise<void>((resolve) => {
         let count = 0;
         onArrival = () => {
@@ -170,12 +205,23 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
       });
       const cpu0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
-      const sent = await request(agent, port, 'POST', '/api/v1/messages', basicAuth(msg.sender.email, msg.sender.key), {
-        type: 'stream',
-        to: msg.channel,
-        topic: msg.topic,
-        content: 'An event benchmark message',
-      });
+      const content = 'An event benchmark message';
+      const sent =
+        msg.target === 'ceiling'
+          ? await request(
+              agent,
+              ceilingPort,
+              'POST',
+              `/send?channel=${msg.channelId}&sender=${msg.senderId}&wake=1`,
+              null,
+              { topic: msg.topic, content },
+            )
+          : await request(agent, port, 'POST', '/api/v1/messages', basicAuth(msg.sender.email, msg.sender.key), {
+              type: 'stream',
+              to: msg.channel,
+              topic: msg.topic,
+              content,
+            });
       const sendMs = Number(process.hrtime.bigint() - t0) / 1e6;
       if (sent.status !== 200) throw new Error(`send failed: ${JSON.stringify(sent.body)}`);
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 120_000));
@@ -204,7 +250,7 @@ async function handle(msg: Command): Promise<Record<string, unknown>> {
     }
     case 'exit':
       agent.destroy();
-      for (const q of queues) q.connection?.close();
+      for (const q of [...queues, ...ceilingQueues]) q.connection?.close();
       setImmediate(() => process.exit(0));
       return {};
   }

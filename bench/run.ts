@@ -238,22 +238,84 @@ function eventUsers(env: Environment, n: number) {
   return users;
 }
 
-interface EventsResult {
-  n: number;
-  redis: boolean;
-  registerSeconds: number;
+/** Latencies of one target's deliveries over the measured rounds. */
+interface Deliveries {
   deliveries: number;
   expected: number;
   p50ms: number;
   p99ms: number;
   maxMs: number;
   sendMs: number;
-  eventLoopMaxMs: number;
-  eventLoopP99Ms: number;
+  /** The server's CPU over each send and its deliveries, per delivery. */
   nodeCpuUsPerDelivery: number;
   /** The events client's CPU per delivery (it shares the machine with the server). */
   clientCpuUsPerDelivery: number;
   errors: number;
+}
+
+interface EventsResult extends Deliveries {
+  n: number;
+  redis: boolean;
+  registerSeconds: number;
+  eventLoopMaxMs: number;
+  eventLoopP99Ms: number;
+  /** The same N polls answered by the ceiling server (bench/ceiling-server.ts) in the same rounds. */
+  ceiling: Deliveries;
+  /** The ceiling's p99 ÷ ours (1 = as fast as the raw server). */
+  ratio: number;
+}
+
+interface RoundOut {
+  latencies: number[];
+  sendMs: number;
+  clientCpuUs: number;
+  errors: number;
+  failureKinds?: Record<string, number>;
+  retries?: number;
+  expected: number;
+  timedOut: boolean;
+}
+
+/** Collects one target's rounds. */
+class DeliveryStats {
+  private latencies: number[] = [];
+  private sendMs: number[] = [];
+  private cpu = 0;
+  private clientCpuUs = 0;
+  private errors = 0;
+  private expected = 0;
+
+  add(out: RoundOut, cpuSeconds: number, label: string): void {
+    this.latencies.push(...out.latencies);
+    this.expected += out.expected;
+    this.errors += out.errors + (out.timedOut ? 1 : 0);
+    if (out.errors > 0 || out.timedOut)
+      log(
+        `  ${label}: ${out.errors} failed polls ${JSON.stringify(out.failureKinds ?? {})}` +
+          `${out.timedOut ? ', timed out' : ''}`,
+      );
+    if (out.retries) log(`  ${label}: ${out.retries} polls retried (reset reused keep-alive connection)`);
+    this.sendMs.push(out.sendMs);
+    this.cpu += cpuSeconds;
+    this.clientCpuUs += out.clientCpuUs;
+  }
+
+  result(): Deliveries {
+    const latencies = [...this.latencies].sort((a, b) => a - b);
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+    return {
+      deliveries: latencies.length,
+      expected: this.expected,
+      p50ms: pct(50),
+      p99ms: pct(99),
+      maxMs: latencies[latencies.length - 1] ?? NaN,
+      sendMs: median(this.sendMs),
+      nodeCpuUsPerDelivery: (this.cpu * 1e6) / Math.max(1, latencies.length),
+      clientCpuUsPerDelivery: this.clientCpuUs / Math.max(1, latencies.length),
+      errors: this.errors,
+    };
+  }
 }
 
 async function eventsWorkload(
@@ -266,80 +328,66 @@ async function eventsWorkload(
   if (channel.subscribers !== n)
     log(`  note: channel ${channel.name} has ${channel.subscribers} subscribers, parking ${n}`);
   const product = await startBenchProduct(env, { redisUrl });
+  // The ceiling: the same send statement, then the same N polls answered by raw node:http.
+  const ceiling = await startCeiling(env.dbUrl, env.logDir, 10);
   const client = startEventsClient();
   try {
     const users = eventUsers(env, n);
     const reg = await client.call({ cmd: 'register', port: product.port, users, concurrency: 8 });
-    const latencies: number[] = [];
+    await client.call({ cmd: 'ceiling', port: ceiling.port, n });
     let eventLoopMax = 0;
     const eventLoopP99: number[] = [];
-    const sendMs: number[] = [];
-    let cpu = 0;
-    let clientCpuUs = 0;
-    let errors = 0;
-    let expected = 0;
+    const ours = new DeliveryStats();
+    const raw = new DeliveryStats();
     for (let r = 0; r < rounds + 1; r++) {
-      const park = await client.call({ cmd: 'park' });
-      if (park.serverParked !== undefined && park.serverParked !== n)
-        log(`  round ${r}: ${Number(park.serverParked)} of ${n} polls parked`);
-      await new Promise((res) => setTimeout(res, 1000 + n / 5));
-      await product.probe('eld-reset');
-      const cpu0 = cpuSeconds(product.child.pid);
-      const out = (await client.call({
-        cmd: 'send',
-        sender: { email: env.data.hamlet.email, key: env.data.hamlet.key },
-        channel: channel.name,
-        topic: `events ${r}`,
-      })) as {
-        latencies: number[];
-        sendMs: number;
-        clientCpuUs: number;
-        errors: number;
-        failureKinds?: Record<string, number>;
-        retries?: number;
-        expected: number;
-        timedOut: boolean;
-      };
-      const cpu1 = cpuSeconds(product.child.pid);
-      const eld = await product.probe('eld');
-      if (r === 0) continue; // the first round warms up code paths and caches
-      latencies.push(...out.latencies);
-      expected += out.expected;
-      errors += out.errors + (out.timedOut ? 1 : 0);
-      if (out.errors > 0 || out.timedOut)
-        log(
-          `  round ${r}: ${out.errors} failed polls ${JSON.stringify(out.failureKinds ?? {})}` +
-            `${out.timedOut ? ', timed out' : ''}`,
-        );
-      if (out.retries) log(`  round ${r}: ${out.retries} polls retried (reset reused keep-alive connection)`);
-      sendMs.push(out.sendMs);
-      cpu += cpu1 - cpu0;
-      clientCpuUs += out.clientCpuUs;
-      eventLoopMax = Math.max(eventLoopMax, eld.maxMs);
-      eventLoopP99.push(eld.p99Ms);
+      // The order alternates, as for the HTTP workloads; round 0 warms up both.
+      const order: Array<'product' | 'ceiling'> = r % 2 === 0 ? ['product', 'ceiling'] : ['ceiling', 'product'];
+      for (const target of order) {
+        const server = target === 'product' ? product : ceiling;
+        const park = await client.call({ cmd: 'park', target });
+        if (park.serverParked !== undefined && park.serverParked !== n)
+          log(`  round ${r} (${target}): ${Number(park.serverParked)} of ${n} polls parked`);
+        await new Promise((res) => setTimeout(res, 1000 + n / 5));
+        if (target === 'product') await product.probe('eld-reset');
+        const cpu0 = cpuSeconds(server.child.pid);
+        const out = (await client.call(
+          target === 'product'
+            ? {
+                cmd: 'send',
+                sender: { email: env.data.hamlet.email, key: env.data.hamlet.key },
+                channel: channel.name,
+                topic: `events ${r}`,
+              }
+            : { cmd: 'send', target, channelId: channel.id, senderId: env.data.hamlet.id, topic: `events ${r}` },
+        )) as unknown as RoundOut;
+        const cpu1 = cpuSeconds(server.child.pid);
+        if (r === 0) continue; // the first round warms up code paths and caches
+        if (target === 'ceiling') {
+          raw.add(out, cpu1 - cpu0, `round ${r} (ceiling)`);
+          continue;
+        }
+        const eld = await product.probe('eld');
+        ours.add(out, cpu1 - cpu0, `round ${r}`);
+        eventLoopMax = Math.max(eventLoopMax, eld.maxMs);
+        eventLoopP99.push(eld.p99Ms);
+      }
     }
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) =>
-      latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+    const mine = ours.result();
+    const theirs = raw.result();
     return {
       n,
       redis: redisUrl !== undefined,
       registerSeconds: reg.seconds as number,
-      deliveries: latencies.length,
-      expected,
-      p50ms: pct(50),
-      p99ms: pct(99),
-      maxMs: latencies[latencies.length - 1] ?? NaN,
-      sendMs: median(sendMs),
+      ...mine,
       eventLoopMaxMs: eventLoopMax,
       eventLoopP99Ms: median(eventLoopP99),
-      nodeCpuUsPerDelivery: (cpu * 1e6) / Math.max(1, latencies.length),
-      clientCpuUsPerDelivery: clientCpuUs / Math.max(1, latencies.length),
-      errors,
+      ceiling: theirs,
+      ratio: theirs.p99ms / mine.p99ms,
     };
   } finally {
     await client.call({ cmd: 'exit' }).catch(() => undefined);
     await client.stop();
+    await ceiling.stop();
     await product.stop();
   }
 }
@@ -516,6 +564,10 @@ async function main(): Promise<void> {
       log(
         `  delivered ${r.deliveries}/${r.expected}: p50 ${fmt(r.p50ms, 1)} ms, p99 ${fmt(r.p99ms, 1)} ms, max ${fmt(r.maxMs, 1)} ms; event loop max ${fmt(r.eventLoopMaxMs, 1)} ms; ${fmt(r.nodeCpuUsPerDelivery)} µs Node CPU per delivery (client ${fmt(r.clientCpuUsPerDelivery)} µs)`,
       );
+      const c = r.ceiling;
+      log(
+        `  ceiling ${c.deliveries}/${c.expected}: p50 ${fmt(c.p50ms, 1)} ms, p99 ${fmt(c.p99ms, 1)} ms, max ${fmt(c.maxMs, 1)} ms; ${fmt(c.nodeCpuUsPerDelivery)} µs Node CPU per delivery (client ${fmt(c.clientCpuUsPerDelivery)} µs); ratio ${fmt(r.ratio, 2)}`,
+      );
     }
   }
   if (opts.workloads.includes('queues')) {
@@ -533,12 +585,12 @@ async function main(): Promise<void> {
     report.events = eventsResults;
     lines.push(
       '',
-      '| Events: one message to N parked GET /events | Redis | Delivered | p50 ms | p99 ms | max ms | Send ms | Event-loop delay max ms | Node CPU µs/delivery |',
-      '|---|---|---|---|---|---|---|---|---|',
-      ...eventsResults.map(
-        (r) =>
-          `| N = ${fmt(r.n)} | ${r.redis ? 'yes' : 'no'} | ${r.deliveries}/${r.expected} | ${fmt(r.p50ms, 1)} | ${fmt(r.p99ms, 1)} | ${fmt(r.maxMs, 1)} | ${fmt(r.sendMs, 1)} | ${fmt(r.eventLoopMaxMs, 1)} | ${fmt(r.nodeCpuUsPerDelivery)} |`,
-      ),
+      '| Events: one message to N parked GET /events | Redis | Server | Delivered | p50 ms | p99 ms | max ms | Send ms | Event-loop delay max ms | Node CPU µs/delivery | Ratio to ceiling (p99) |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...eventsResults.flatMap((r) => [
+        `| N = ${fmt(r.n)} | ${r.redis ? 'yes' : 'no'} | ours | ${r.deliveries}/${r.expected} | ${fmt(r.p50ms, 1)} | ${fmt(r.p99ms, 1)} | ${fmt(r.maxMs, 1)} | ${fmt(r.sendMs, 1)} | ${fmt(r.eventLoopMaxMs, 1)} | ${fmt(r.nodeCpuUsPerDelivery)} | ${fmt(r.ratio, 2)} |`,
+        `| | | ceiling | ${r.ceiling.deliveries}/${r.ceiling.expected} | ${fmt(r.ceiling.p50ms, 1)} | ${fmt(r.ceiling.p99ms, 1)} | ${fmt(r.ceiling.maxMs, 1)} | ${fmt(r.ceiling.sendMs, 1)} | – | ${fmt(r.ceiling.nodeCpuUsPerDelivery)} | 1 |`,
+      ]),
     );
   }
   if (queueResults.length) {
