@@ -82,7 +82,7 @@ export class ChannelSendCache {
 
   /** The channel `id` of the realm as the send of `sender` to `topic` sees it, null when none. */
   async channelForSend(realmId: number, sender: Sender, id: number, topic: string): Promise<ChannelForSend | null> {
-    const cached = this.lookup(realmId, sender, id, topic);
+    const cached = this.lookup(realmId, sender, id, topic) ?? (await this.withTopicRead(realmId, sender, id, topic));
     if (cached) return cached;
     const epoch = this.invalidation.epoch;
     const row = await this.messages.channelForSendById(realmId, sender.id, id, topic);
@@ -98,7 +98,10 @@ export class ChannelSendCache {
   ): Promise<ChannelForSend | null> {
     const key = `${realmId}\u0000${name}`;
     const id = this.names.get(key);
-    const cached = id === undefined ? undefined : this.lookup(realmId, sender, id, topic);
+    const cached =
+      id === undefined
+        ? undefined
+        : (this.lookup(realmId, sender, id, topic) ?? (await this.withTopicRead(realmId, sender, id, topic)));
     if (cached) return cached;
     const epoch = this.invalidation.epoch;
     const row = await this.messages.channelForSendByName(realmId, sender.id, name, topic);
@@ -163,13 +166,46 @@ export class ChannelSendCache {
     }
     const state = entry.topics.get(topic);
     if (!state?.exists) return undefined;
+    return this.fromEntry(entry, state, sender);
+  }
+
+  /**
+   * A send to a topic the cache does not know (or knows only as not written yet) in a channel it
+   * holds: reads the topic alone (MessagesRepository.topicForSend: whether it has messages, who set
+   * a policy for it) and keeps it, instead of reading the channel and its subscribers again — a new
+   * topic in a channel of 10,000 re-read 10,000 subscriptions (~20 ms). Undefined when the channel
+   * is not held, or was dropped while the topic was read: the caller then reads everything.
+   */
+  private async withTopicRead(
+    realmId: number,
+    sender: Sender,
+    id: number,
+    topic: string,
+  ): Promise<ChannelForSend | undefined> {
+    const entry = this.freshEntry(realmId, id);
+    if (!entry || !sender.isActive || !this.invalidation.canCache) return undefined;
+    const epoch = this.invalidation.epoch;
+    const read = await this.messages.topicForSend(entry.row.id, entry.row.recipient_id, topic);
+    if (this.channels.get(id) !== entry || this.invalidation.epoch !== epoch) return undefined;
+    const state: TopicState = {
+      exists: read.topic_exists,
+      userIds: Object.freeze(read.topic_policy_user_ids),
+      policies: Object.freeze(read.topic_policies),
+    };
+    if (entry.topics.size >= MAX_TOPICS_PER_CHANNEL) entry.topics.clear();
+    entry.topics.set(topic, state);
+    return this.fromEntry(entry, state, sender);
+  }
+
+  /** The channel as `sender`'s send to the topic of `state` sees it, from the cached entry. */
+  private fromEntry(entry: ChannelEntry, state: TopicState, sender: Sender): ChannelForSend {
     const muted = entry.mutedById.get(sender.id);
     const channel = toChannelForSend(
       {
         ...entry.row,
         sender_subscribed: muted !== undefined,
         sender_muted: muted ?? null,
-        topic_exists: true,
+        topic_exists: state.exists,
         topic_exists_for_sender: null,
         topic_policy_user_ids: state.userIds as number[],
         topic_policies: state.policies as number[],

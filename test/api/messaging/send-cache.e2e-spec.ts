@@ -1,4 +1,5 @@
 import { MessageFetchRepository } from '../../../src/messaging/message-fetch.repository';
+import { MessagesRepository } from '../../../src/messaging/messages.repository';
 import { countQueriesDuring } from '../../helpers/query-counter';
 import { startTestApp, TestApp } from '../../helpers/test-app';
 import {
@@ -148,6 +149,66 @@ describe('POST /messages after changes to what the send path caches', () => {
     expect(old.status).toBe(400);
     expect((old.body as { code: string }).code).toBe('STREAM_DOES_NOT_EXIST');
     expect((await call(t, 'patch', `/streams/${stream}`, IAGO, { new_name: CHANNEL })).status).toBe(200);
+  });
+
+  it('a new topic in a cached channel is read alone, case-insensitively, with the topic permission', async () => {
+    const repo = t.app.get(MessagesRepository);
+    const send = (user: string, topic: string) =>
+      call(t, 'post', '/messages', user, { type: 'stream', to: CHANNEL, topic, content: 'x' });
+    await setChannel(t, CHANNEL, { can_create_topic_group: await systemGroupId(t, 'role:administrators') });
+    // The channel is read whole once (an administrator may start topics).
+    expect((await send(IAGO, 'Fresh Topic')).status).toBe(200);
+    const channelReads = [jest.spyOn(repo, 'channelForSendById'), jest.spyOn(repo, 'channelForSendByName')];
+    const topicReads = jest.spyOn(repo, 'topicForSend');
+    try {
+      // Another spelling of the topic is not in the cache: read from the database, where it exists.
+      expect((await send(HAMLET, 'fresh topic')).status).toBe(200);
+      expectError(
+        await send(HAMLET, 'never seen'),
+        400,
+        'You do not have permission to create new topics in this channel.',
+      );
+      // Refused: still unknown, read again, and known once the administrator's message committed.
+      expect((await send(IAGO, 'never seen')).status).toBe(200);
+      expect((await send(HAMLET, 'never seen')).status).toBe(200);
+      expect(channelReads.map((spy) => spy.mock.calls.length)).toEqual([0, 0]);
+      expect(topicReads.mock.calls.map((c) => c[2])).toEqual(['fresh topic', 'never seen', 'never seen']);
+    } finally {
+      for (const spy of [...channelReads, topicReads]) spy.mockRestore();
+      await setChannel(t, CHANNEL, { can_create_topic_group: await systemGroupId(t, 'role:everyone') });
+    }
+  });
+
+  it('a topic policy set before the topic has messages reaches its first message', async () => {
+    const topic = 'muted before';
+    await sendTwice('policy warm-up');
+    await subscribe(t, OTHELLO, CHANNEL);
+    const stream = await channelId(t, CHANNEL);
+    const muted = await call(t, 'post', '/user_topics', OTHELLO, {
+      stream_id: String(stream),
+      topic,
+      visibility_policy: '1',
+    });
+    expect(muted.status).toBe(200);
+    await sendTwice('policy warm-up');
+    const repo = t.app.get(MessagesRepository);
+    const topicReads = jest.spyOn(repo, 'topicForSend');
+    try {
+      const id = await sendChannel(t, HAMLET, CHANNEL, topic, 'to a muted topic');
+      expect(topicReads).toHaveBeenCalledTimes(1);
+      // Read alone, the topic still brings its policies (othello's mute decides his notifications);
+      // he receives the message, as Zulip delivers muted topics.
+      expect(await recipientsOf(id)).toContain(await userId(t, OTHELLO));
+      const read = await topicReads.mock.results[0].value;
+      expect(read).toEqual({
+        topic_exists: false,
+        topic_policy_user_ids: [await userId(t, OTHELLO)],
+        topic_policies: [1],
+      });
+    } finally {
+      topicReads.mockRestore();
+      await unsubscribe(t, OTHELLO, CHANNEL);
+    }
   });
 
   it('an archived channel refuses messages at once', async () => {

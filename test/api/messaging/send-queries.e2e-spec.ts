@@ -88,9 +88,11 @@ describe('POST /messages query count', () => {
     const plain = await measuredSend('solo', 'plain');
     // Insert message + UserMessage rows (the channel comes from ChannelSendCache): one round trip.
     expect(plain.statements).toHaveLength(1);
-    // A topic not seen yet is read with the channel: two.
+    // A topic not seen yet is read alone (the channel and its subscribers are cached): two.
     const fresh = await measuredSend('solo', 'plain', 'another topic');
-    expect(fresh.statements.filter((s) => /SELECT s\.id, s\.realm_id, s\.name/.test(s))).toHaveLength(1);
+    expect(fresh.statements).toHaveLength(2);
+    expect(fresh.statements.filter((s) => /SELECT s\.id, s\.realm_id, s\.name/.test(s))).toHaveLength(0);
+    expect(fresh.statements.filter((s) => /AS topic_exists/.test(s))).toHaveLength(1);
     expect(plain.statements.some((s) => /^\s*(BEGIN|START TRANSACTION|COMMIT)/i.test(s))).toBe(false);
     // A widget is a second write (its submessage): a transaction.
     const poll = await measuredSend('solo', '/poll Lunch?\nPizza\nSushi');
