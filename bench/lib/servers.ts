@@ -138,10 +138,25 @@ export async function startCeiling(databaseUrl: string, logDir: string, poolSize
   const port = await freePort();
   const logFile = join(logDir, `ceiling-${++serial}.log`);
   const out = openSync(logFile, 'a');
-  const child = startChild('ceiling server', process.execPath, [join(distRoot, 'bench', 'ceiling-server.js')], {
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, POOL_SIZE: String(poolSize) },
-    stdio: ['ignore', out, out],
-  });
+  // BENCH_CEILING_CPU_PROF_DIR: a CPU profile of the ceiling too (same interval as the product's).
+  const profDir = process.env.BENCH_CEILING_CPU_PROF_DIR || undefined;
+  const profile = profDir
+    ? [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profDir,
+        ...(process.env.BENCH_CPU_PROF_INTERVAL ? ['--cpu-prof-interval', process.env.BENCH_CPU_PROF_INTERVAL] : []),
+      ]
+    : [];
+  const child = startChild(
+    'ceiling server',
+    process.execPath,
+    [...profile, join(distRoot, 'bench', 'ceiling-server.js')],
+    {
+      env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, POOL_SIZE: String(poolSize) },
+      stdio: ['ignore', out, out],
+    },
+  );
   await waitFor(port, '/hello', child, logFile);
   return {
     name: 'ceiling',
