@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import express from 'express';
 import { ZulipExpressAdapter } from './express-adapter';
 
@@ -36,5 +38,30 @@ describe('ZulipExpressAdapter', () => {
     expect(seen[0].res).toBe(app.response);
     const notFound = await fetch(`http://127.0.0.1:${port}/nothing`);
     expect(notFound.status).toBe(404);
+  });
+
+  it('keeps requests and responses in fast (not dictionary) property mode through the middleware', () => {
+    // V8's own check, in a child process with natives syntax: objects in dictionary mode weighed
+    // ~3 KB more per parked long-poll and made every property access of Node's HTTP code slower.
+    const script = `
+      const express = require('express');
+      const { ZulipExpressAdapter } = require(${JSON.stringify(join(__dirname, 'express-adapter.ts'))});
+      const app = express();
+      app.use((req, res, next) => { req.zulip = { id: 'x' }; res[Symbol('probe')] = 1; res.setHeader('X-Request-Id', 'x'); next(); });
+      app.get('/x', (req, res) => res.json({ req: %HasFastProperties(req), res: %HasFastProperties(res) }));
+      const adapter = new ZulipExpressAdapter(app);
+      adapter.initHttpServer({});
+      const server = adapter.getHttpServer();
+      server.listen(0, '127.0.0.1', async () => {
+        const answer = await fetch('http://127.0.0.1:' + server.address().port + '/x');
+        process.stdout.write(await answer.text());
+        server.close();
+      });`;
+    const register = join(__dirname, '..', '..', '..', 'test', 'helpers', 'ts-register.js');
+    const out = execFileSync(process.execPath, ['--allow-natives-syntax', '-r', register, '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(JSON.parse(out)).toEqual({ req: true, res: true });
   });
 });
