@@ -372,9 +372,14 @@ describe('widgets and POST /submessage', () => {
         countQueries(() =>
           call(t, 'get', '/messages', HAMLET, { anchor: 'newest', num_before: n, num_after: 0, narrow }),
         );
-      await fetch(1);
-      const one = await fetch(1);
-      const hundred = await fetch(100);
+      // Per-process caches (credentials, the channel) expire after 10 s and are read again once:
+      // of two fetches in a row, the one without such a refill is the fetch's own statements.
+      const fewest = async (n: number) => {
+        const [a, b] = [await fetch(n), await fetch(n)];
+        return a.count <= b.count ? a : b;
+      };
+      const one = await fewest(1);
+      const hundred = await fewest(100);
       expect(hundred.count).toBe(one.count);
       // The messages come with their reactions and submessages: no statement reads those tables alone.
       expect(hundred.queries.filter((q) => /^\s*SELECT\b[^(]*\bFROM (reaction|submessage)\b/i.test(q))).toEqual([]);
