@@ -49,6 +49,10 @@ export class EventsController {
           // Called only when the poll parks; 'close' fires when the client goes away first.
           parked = true;
           res.on('close', cb);
+          // The request is read to its end now (its parameters are parsed; a GET has no body left):
+          // Node would otherwise drain it when the answer is written, a few stream ticks per
+          // answer in the middle of a delivery to thousands of polls.
+          req.resume();
         },
         (woken) => answer(res, woken),
       );

@@ -208,6 +208,33 @@ describe('event queues', () => {
       expect(res.body).toEqual({ result: 'success', msg: '', events: [{ type: TEST_TYPE, woke: true, id: 0 }] });
     });
 
+    it('a parked poll whose parameters came in a form body parks and is answered', async () => {
+      // The server reads a parked poll's request to its end when it parks (not when answering).
+      const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
+      const service = events();
+      const entered = new Promise<void>((resolve) => {
+        const spy = jest.spyOn(service, 'getEvents').mockImplementation(function (this: EventsService, ...args) {
+          spy.mockRestore();
+          const result = service.getEvents.apply(this, args);
+          resolve();
+          return result;
+        });
+      });
+      const poll = t
+        .http()
+        .get('/api/v1/events')
+        .auth(...(await t.auth(HAMLET)))
+        .type('form')
+        .send({ queue_id: q.queueId, last_event_id: '-1' })
+        .then((r) => r);
+      await entered;
+      await tick();
+      events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, body: true }), [HAMLET_ID]);
+      const res = await poll;
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ result: 'success', msg: '', events: [{ type: TEST_TYPE, body: true, id: 0 }] });
+    });
+
     it('a poll with pending events answers at once', async () => {
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
       await send({ type: TEST_TYPE });
