@@ -9,11 +9,14 @@ export interface Wakeable {
 /**
  * Most time one turn of the event loop spends answering woken long-polls. Each answer writes a
  * response (serialisation, headers, a socket write); answering the 10,000 polls of one message in
- * one go would block the loop for a second. In slices of this length (plus the ticks each answer
- * leaves: 'finish', 'close'), the loop keeps serving other requests (the send's own response
- * first) in between.
+ * one go would block the loop for a second. In slices of this length, the loop keeps serving
+ * other requests (the send's own response first) in between. The turn itself lasts longer: the
+ * ticks each answer leaves ('finish', 'close', stream callbacks) run right after the slice, as
+ * does a slice of a large delivery (InMemoryEventQueues' drain, same check phase), and a
+ * scavenge may fall in it; 5 ms slices let turns reach 35–40 ms at 10,000 polls, 2 ms ones
+ * 25–35 ms with the same delivery time (issue 15's loop-delay target is 20 ms).
  */
-export const WAKE_SLICE_MS = 5;
+export const WAKE_SLICE_MS = 2;
 
 /**
  * Answers woken long-polls over several turns of the event loop, in the order they were woken,
