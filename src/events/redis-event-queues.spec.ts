@@ -124,6 +124,9 @@ afterAll(async () => {
       const prefix = freshPrefix();
       const a = new RedisEventQueues(redisUrl, prefix);
       const b = new RedisEventQueues(redisUrl, prefix);
+      // An instance that knows none of the queues: it reads their lists and options itself, in
+      // pipelines of at most 1,000 reads.
+      const c = new RedisEventQueues(redisUrl, prefix);
       try {
         const users = Array.from({ length: 1200 }, (_, i) => 100 + i);
         const queues = await Promise.all(users.map((u) => a.allocate(options(u))));
@@ -140,7 +143,7 @@ afterAll(async () => {
           );
         }
         const shared = { big: 'x'.repeat(2000) };
-        await a.deliver(2, { type: 'x', n: 1, shared }, users);
+        await c.deliver(2, { type: 'x', n: 1, shared }, users);
         await a.deliver(2, { type: 'x', n: 2 }, users);
         for (let t = 0; t < 200 && answers.size < users.length; t++) await new Promise((r) => setTimeout(r, 25));
         expect(answers.size).toBe(users.length);
@@ -156,6 +159,7 @@ afterAll(async () => {
       } finally {
         await a.close();
         await b.close();
+        await c.close();
       }
     }, 60_000);
 
