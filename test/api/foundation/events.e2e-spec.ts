@@ -175,8 +175,11 @@ describe('event queues', () => {
   });
 
   describe('long-polling', () => {
-    /** Starts GET /events without dont_block; resolves once the server has taken the request. */
-    async function startPoll(queueId: string, lastEventId = '-1') {
+    /**
+     * Starts GET /events without dont_block; resolves once the server has taken the request. The
+     * parameters go in the query string, or with `inBody` in a form body.
+     */
+    async function startPoll(queueId: string, lastEventId = '-1', inBody = false) {
       const service = events();
       const entered = new Promise<void>((resolve) => {
         const spy = jest.spyOn(service, 'getEvents').mockImplementation(function (this: EventsService, ...args) {
@@ -187,12 +190,12 @@ describe('event queues', () => {
         });
       });
       const auth = await t.auth(HAMLET);
-      const response = t
+      const params = { queue_id: queueId, last_event_id: lastEventId };
+      const request = t
         .http()
         .get('/api/v1/events')
-        .auth(...auth)
-        .query({ queue_id: queueId, last_event_id: lastEventId })
-        .then((r) => r);
+        .auth(...auth);
+      const response = (inBody ? request.type('form').send(params) : request.query(params)).then((r) => r);
       await entered;
       await tick();
       // Wrapped: returning the promise itself would make this async function wait for it.
@@ -211,24 +214,7 @@ describe('event queues', () => {
     it('a parked poll whose parameters came in a form body parks and is answered', async () => {
       // The server reads a parked poll's request to its end when it parks (not when answering).
       const q = await registerQueue(t, HAMLET, [TEST_TYPE]);
-      const service = events();
-      const entered = new Promise<void>((resolve) => {
-        const spy = jest.spyOn(service, 'getEvents').mockImplementation(function (this: EventsService, ...args) {
-          spy.mockRestore();
-          const result = service.getEvents.apply(this, args);
-          resolve();
-          return result;
-        });
-      });
-      const poll = t
-        .http()
-        .get('/api/v1/events')
-        .auth(...(await t.auth(HAMLET)))
-        .type('form')
-        .send({ queue_id: q.queueId, last_event_id: '-1' })
-        .then((r) => r);
-      await entered;
-      await tick();
+      const { response: poll } = await startPoll(q.queueId, '-1', true);
       events().sendOnCommit(realmId, syntheticEvent({ type: TEST_TYPE, body: true }), [HAMLET_ID]);
       const res = await poll;
       expect(res.status).toBe(200);
