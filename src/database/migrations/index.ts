@@ -21,6 +21,7 @@ import { RealmSettings1795666154695 } from './1795666154695-RealmSettings';
 import { RealmUploadQuota1795677605893 } from './1795677605893-RealmUploadQuota';
 import { UserMessagePrivateIndex1795700000000 } from './1795700000000-UserMessagePrivateIndex';
 import { UserProfileBotIndex1795700000001 } from './1795700000001-UserProfileBotIndex';
+import { MessageConversationCoverIndex1795700000002 } from './1795700000002-MessageConversationCoverIndex';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   RealmUploadQuota1795677605893,
   UserMessagePrivateIndex1795700000000,
   UserProfileBotIndex1795700000001,
+  MessageConversationCoverIndex1795700000002,
 ];
