@@ -251,14 +251,16 @@ interface Deliveries {
   /** The events client's CPU per delivery (it shares the machine with the server). */
   clientCpuUsPerDelivery: number;
   errors: number;
+  /** The server's longest event-loop delay over the sends and their deliveries (1 ms resolution). */
+  eventLoopMaxMs: number;
+  /** The median over the rounds of the event-loop delay's p99. */
+  eventLoopP99Ms: number;
 }
 
 interface EventsResult extends Deliveries {
   n: number;
   redis: boolean;
   registerSeconds: number;
-  eventLoopMaxMs: number;
-  eventLoopP99Ms: number;
   /** The same N polls answered by the ceiling server (bench/ceiling-server.ts) in the same rounds. */
   ceiling: Deliveries;
   /** The ceiling's p99 ÷ ours (1 = as fast as the raw server). */
@@ -284,8 +286,12 @@ class DeliveryStats {
   private clientCpuUs = 0;
   private errors = 0;
   private expected = 0;
+  private loopMax = 0;
+  private loopP99: number[] = [];
 
-  add(out: RoundOut, cpuSeconds: number, label: string): void {
+  add(out: RoundOut, cpuSeconds: number, loop: { maxMs: number; p99Ms: number }, label: string): void {
+    this.loopMax = Math.max(this.loopMax, loop.maxMs);
+    this.loopP99.push(loop.p99Ms);
     this.latencies.push(...out.latencies);
     this.expected += out.expected;
     this.errors += out.errors + (out.timedOut ? 1 : 0);
@@ -314,6 +320,8 @@ class DeliveryStats {
       nodeCpuUsPerDelivery: (this.cpu * 1e6) / Math.max(1, latencies.length),
       clientCpuUsPerDelivery: this.clientCpuUs / Math.max(1, latencies.length),
       errors: this.errors,
+      eventLoopMaxMs: this.loopMax,
+      eventLoopP99Ms: median(this.loopP99),
     };
   }
 }
@@ -335,8 +343,6 @@ async function eventsWorkload(
     const users = eventUsers(env, n);
     const reg = await client.call({ cmd: 'register', port: product.port, users, concurrency: 8 });
     await client.call({ cmd: 'ceiling', port: ceiling.port, n });
-    let eventLoopMax = 0;
-    const eventLoopP99: number[] = [];
     const ours = new DeliveryStats();
     const raw = new DeliveryStats();
     for (let r = 0; r < rounds + 1; r++) {
@@ -348,7 +354,7 @@ async function eventsWorkload(
         if (park.serverParked !== undefined && park.serverParked !== n)
           log(`  round ${r} (${target}): ${Number(park.serverParked)} of ${n} polls parked`);
         await new Promise((res) => setTimeout(res, 1000 + n / 5));
-        if (target === 'product') await product.probe('eld-reset');
+        await server.probe('eld-reset');
         const cpu0 = cpuSeconds(server.child.pid);
         const out = (await client.call(
           target === 'product'
@@ -362,14 +368,9 @@ async function eventsWorkload(
         )) as unknown as RoundOut;
         const cpu1 = cpuSeconds(server.child.pid);
         if (r === 0) continue; // the first round warms up code paths and caches
-        if (target === 'ceiling') {
-          raw.add(out, cpu1 - cpu0, `round ${r} (ceiling)`);
-          continue;
-        }
-        const eld = await product.probe('eld');
-        ours.add(out, cpu1 - cpu0, `round ${r}`);
-        eventLoopMax = Math.max(eventLoopMax, eld.maxMs);
-        eventLoopP99.push(eld.p99Ms);
+        const loop = (await server.probe('eld')) as { maxMs: number; p99Ms: number };
+        if (target === 'ceiling') raw.add(out, cpu1 - cpu0, loop, `round ${r} (ceiling)`);
+        else ours.add(out, cpu1 - cpu0, loop, `round ${r}`);
       }
     }
     const mine = ours.result();
@@ -379,8 +380,6 @@ async function eventsWorkload(
       redis: redisUrl !== undefined,
       registerSeconds: reg.seconds as number,
       ...mine,
-      eventLoopMaxMs: eventLoopMax,
-      eventLoopP99Ms: median(eventLoopP99),
       ceiling: theirs,
       ratio: theirs.p99ms / mine.p99ms,
     };
@@ -566,7 +565,7 @@ async function main(): Promise<void> {
       );
       const c = r.ceiling;
       log(
-        `  ceiling ${c.deliveries}/${c.expected}: p50 ${fmt(c.p50ms, 1)} ms, p99 ${fmt(c.p99ms, 1)} ms, max ${fmt(c.maxMs, 1)} ms; ${fmt(c.nodeCpuUsPerDelivery)} µs Node CPU per delivery (client ${fmt(c.clientCpuUsPerDelivery)} µs); ratio ${fmt(r.ratio, 2)}`,
+        `  ceiling ${c.deliveries}/${c.expected}: p50 ${fmt(c.p50ms, 1)} ms, p99 ${fmt(c.p99ms, 1)} ms, max ${fmt(c.maxMs, 1)} ms; event loop max ${fmt(c.eventLoopMaxMs, 1)} ms; ${fmt(c.nodeCpuUsPerDelivery)} µs Node CPU per delivery (client ${fmt(c.clientCpuUsPerDelivery)} µs); ratio ${fmt(r.ratio, 2)}`,
       );
     }
   }
@@ -589,7 +588,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|---|---|---|---|',
       ...eventsResults.flatMap((r) => [
         `| N = ${fmt(r.n)} | ${r.redis ? 'yes' : 'no'} | ours | ${r.deliveries}/${r.expected} | ${fmt(r.p50ms, 1)} | ${fmt(r.p99ms, 1)} | ${fmt(r.maxMs, 1)} | ${fmt(r.sendMs, 1)} | ${fmt(r.eventLoopMaxMs, 1)} | ${fmt(r.nodeCpuUsPerDelivery)} | ${fmt(r.ratio, 2)} |`,
-        `| | | ceiling | ${r.ceiling.deliveries}/${r.ceiling.expected} | ${fmt(r.ceiling.p50ms, 1)} | ${fmt(r.ceiling.p99ms, 1)} | ${fmt(r.ceiling.maxMs, 1)} | ${fmt(r.ceiling.sendMs, 1)} | – | ${fmt(r.ceiling.nodeCpuUsPerDelivery)} | 1 |`,
+        `| | | ceiling | ${r.ceiling.deliveries}/${r.ceiling.expected} | ${fmt(r.ceiling.p50ms, 1)} | ${fmt(r.ceiling.p99ms, 1)} | ${fmt(r.ceiling.maxMs, 1)} | ${fmt(r.ceiling.sendMs, 1)} | ${fmt(r.ceiling.eventLoopMaxMs, 1)} | ${fmt(r.ceiling.nodeCpuUsPerDelivery)} | 1 |`,
       ]),
     );
   }

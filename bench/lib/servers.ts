@@ -15,7 +15,7 @@ export interface RunningServer {
   port: number;
   child: Child;
   logFile: string;
-  /** Asks the product server's probe (event-loop delay, memory); rejects for the ceiling. */
+  /** Asks the server's probe (bench/lib/server-probe.ts): event-loop delay, memory. */
   probe(cmd: ProbeRequest['cmd']): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
@@ -107,31 +107,29 @@ export async function startProduct(opts: ProductOptions): Promise<RunningServer>
     env,
     stdio: ['ignore', out, out, 'ipc'],
   });
+  const probe = probeOf(child);
+  await waitFor(port, '/health', child, logFile);
+  return { name: 'product', port, child, logFile, probe, stop: () => child.stop() };
+}
+
+/** Asks a server started with `-r server-probe.js` and an IPC channel (see server-probe.ts). */
+function probeOf(child: Child): RunningServer['probe'] {
   const pending = new Map<number, (reply: Record<string, number>) => void>();
   let nextId = 0;
   child.proc.on('message', (msg: { id: number } & Record<string, number>) => {
     pending.get(msg.id)?.(msg);
     pending.delete(msg.id);
   });
-  await waitFor(port, '/health', child, logFile);
-  return {
-    name: 'product',
-    port,
-    child,
-    logFile,
-    probe(cmd) {
-      return new Promise((resolve, reject) => {
-        const id = ++nextId;
-        const timer = setTimeout(() => reject(new Error(`probe ${cmd} timed out`)), 60_000);
-        pending.set(id, (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        });
-        child.proc.send({ id, cmd } satisfies ProbeRequest);
+  return (cmd) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      const timer = setTimeout(() => reject(new Error(`probe ${cmd} timed out`)), 60_000);
+      pending.set(id, (r) => {
+        clearTimeout(timer);
+        resolve(r);
       });
-    },
-    stop: () => child.stop(),
-  };
+      child.proc.send({ id, cmd } satisfies ProbeRequest);
+    });
 }
 
 export async function startCeiling(databaseUrl: string, logDir: string, poolSize: number): Promise<RunningServer> {
@@ -148,22 +146,17 @@ export async function startCeiling(databaseUrl: string, logDir: string, poolSize
         ...(process.env.BENCH_CPU_PROF_INTERVAL ? ['--cpu-prof-interval', process.env.BENCH_CPU_PROF_INTERVAL] : []),
       ]
     : [];
+  // The same probe as the product's: the events workloads read its event-loop delay too.
   const child = startChild(
     'ceiling server',
     process.execPath,
-    [...profile, join(distRoot, 'bench', 'ceiling-server.js')],
+    [...profile, '-r', join(distRoot, 'bench', 'lib', 'server-probe.js'), join(distRoot, 'bench', 'ceiling-server.js')],
     {
       env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, POOL_SIZE: String(poolSize) },
-      stdio: ['ignore', out, out],
+      stdio: ['ignore', out, out, 'ipc'],
     },
   );
+  const probe = probeOf(child);
   await waitFor(port, '/hello', child, logFile);
-  return {
-    name: 'ceiling',
-    port,
-    child,
-    logFile,
-    probe: () => Promise.reject(new Error('the ceiling server has no probe')),
-    stop: () => child.stop(),
-  };
+  return { name: 'ceiling', port, child, logFile, probe, stop: () => child.stop() };
 }
