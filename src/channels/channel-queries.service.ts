@@ -17,7 +17,7 @@ import { ChannelNotificationState, ChannelsRepository, RealmChannels } from './c
 import { ChannelListingCache } from './channel-listing-cache';
 import type { Subscription } from './subscription.entity';
 import { requestMemo } from '../common/request-scope';
-import { RawJson } from '../common/http/raw-json';
+import { JoinedArrays, RawJson } from '../common/http/raw-json';
 import { UserTopicsRepository } from './user-topics.repository';
 import { ChannelFoldersRepository } from './channel-folders.repository';
 import { channelFolderDict } from './channel-folders.service';
@@ -69,6 +69,8 @@ export class ChannelQueriesService {
 
   /** Channel dicts serialised by {@link getStreamsJson}, by the cached row they were made from. */
   private readonly serialised = new WeakMap<Stream, { signature: string; count: number; bytes: Buffer }>();
+  /** Listings joined from those dicts, by the cached row list they were selected from. */
+  private readonly joined = new JoinedArrays<readonly Stream[]>();
 
   /**
    * GET /streams/{stream_id}/members (get_subscribers_backend): the channel's active subscribers,
@@ -116,8 +118,11 @@ export class ChannelQueriesService {
    */
   async getStreamsJson(auth: AuthContext, o: GetStreamsOptions): Promise<RawJson | ChannelDict[]> {
     if (o.includeDefault) return this.getStreams(auth, o);
-    const { selected, ctx } = await this.selectStreams(auth, o);
-    return RawJson.array(selected.map((s) => this.channelJson(s, ctx)));
+    const { selected, ctx, rows } = await this.selectStreams(auth, o);
+    return this.joined.array(
+      rows,
+      selected.map((s) => this.channelJson(s, ctx)),
+    );
   }
 
   private channelJson(stream: Stream, ctx: ChannelFormatContext): Buffer {
@@ -138,7 +143,7 @@ export class ChannelQueriesService {
   private async selectStreams(
     auth: AuthContext,
     o: GetStreamsOptions,
-  ): Promise<{ selected: Stream[]; ctx: ChannelFormatContext }> {
+  ): Promise<{ selected: Stream[]; ctx: ChannelFormatContext; rows: readonly Stream[] }> {
     const user = auth.user;
     if (o.includeAllActive && !isRealmAdmin(user)) throw ChannelErrors.notAuthorizedForQuery();
     const includeAll = o.includeAll || o.includeAllActive;
@@ -170,7 +175,7 @@ export class ChannelQueriesService {
         return ownerFilter && s.recipientId !== null && ownerSubscribed.has(s.recipientId);
       });
     }
-    return { selected: selected.sort(byName), ctx: listing.ctx };
+    return { selected: selected.sort(byName), ctx: listing.ctx, rows: all };
   }
 
   /** GET /streams/{stream_id}: metadata access suffices; archived channels are not found. */

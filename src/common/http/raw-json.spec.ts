@@ -1,4 +1,4 @@
-import { encodeWithRawJson, RawJson } from './raw-json';
+import { encodeWithRawJson, JoinedArrays, RawJson } from './raw-json';
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
 
@@ -45,5 +45,44 @@ describe('RawJson', () => {
 
   it('a body without any leaves the usual path alone', () => {
     expect(encodeWithRawJson({ result: 'success', msg: '' })).toBeNull();
+  });
+});
+
+describe('JoinedArrays', () => {
+  const a = json({ a: 1 });
+  const b = json({ b: 2 });
+  const c = json({ c: 3 });
+
+  it('joins an array once per key and list of element buffers', () => {
+    const joined = new JoinedArrays<object>();
+    const key = {};
+    const first = joined.array(key, [a, b]);
+    expect(first.bytes.toString()).toBe('[{"a":1},{"b":2}]');
+    expect(joined.array(key, [a, b])).toBe(first);
+  });
+
+  it('joins again when any element is another buffer, even with the same bytes, or the key differs', () => {
+    const joined = new JoinedArrays<object>();
+    const key = {};
+    const first = joined.array(key, [a, b]);
+    const copy = json({ b: 2 });
+    const again = joined.array(key, [a, copy]);
+    expect(again).not.toBe(first);
+    expect(again.bytes.equals(first.bytes)).toBe(true);
+    expect(joined.array(key, [a])).not.toBe(first);
+    expect(joined.array(key, [a, b, c]).bytes.toString()).toBe('[{"a":1},{"b":2},{"c":3}]');
+    expect(joined.array({}, [a, b])).not.toBe(first);
+  });
+
+  it('keeps the last few lists of a key', () => {
+    const joined = new JoinedArrays<object>(2);
+    const key = {};
+    const ab = joined.array(key, [a, b]);
+    const bc = joined.array(key, [b, c]);
+    expect(joined.array(key, [a, b])).toBe(ab);
+    expect(joined.array(key, [b, c])).toBe(bc);
+    joined.array(key, [c]);
+    // [a, b] was the least recently added of the three: gone.
+    expect(joined.array(key, [a, b])).not.toBe(ab);
   });
 });

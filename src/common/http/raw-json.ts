@@ -40,6 +40,35 @@ export class RawJson {
   }
 }
 
+/**
+ * Remembers the last few arrays {@link RawJson.array} joined for a key (a cache's frozen row list,
+ * say), so the same elements are not copied into a new buffer on every request: GET /streams
+ * joins the same 1,000 cached channel dicts (~800 KB) for every member of a realm who sees the
+ * same channels. An entry serves only when every element is the very buffer it was joined from.
+ */
+export class JoinedArrays<K extends object> {
+  private readonly joined = new WeakMap<K, Array<{ elements: readonly Buffer[]; json: RawJson }>>();
+
+  constructor(private readonly perKey = 4) {}
+
+  array(key: K, elements: readonly Buffer[]): RawJson {
+    let entries = this.joined.get(key);
+    const hit = entries?.find((e) => sameBuffers(e.elements, elements));
+    if (hit) return hit.json;
+    const json = RawJson.array(elements);
+    if (!entries) this.joined.set(key, (entries = []));
+    entries.unshift({ elements, json });
+    if (entries.length > this.perKey) entries.pop();
+    return json;
+  }
+}
+
+function sameBuffers(a: readonly Buffer[], b: readonly Buffer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Stands for a RawJson value in the serialised body; no client string can hold it by chance. */
 const MARKER = `\u0000raw-json-${randomBytes(12).toString('hex')}-`;
 
