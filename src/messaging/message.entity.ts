@@ -96,7 +96,7 @@ export class Message {
  * UserMessage), with the flag bits of `flags.ts`. The primary key (user_profile_id,
  * message_id) is the only full index; the partial indexes serve starred, mentioned, unread and
  * direct-message lookups (created by the migrations: TypeORM cannot express bit tests in index
- * predicates).
+ * predicates). The unread one includes the flags, so unread_msgs reads it alone.
  */
 @Entity({ name: 'user_message' })
 @Index('user_message_starred_idx', { synchronize: false })

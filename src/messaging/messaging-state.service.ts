@@ -84,7 +84,7 @@ export class MessagingStateService implements OnModuleInit {
    * rows to parse and aggregate here.
    */
   async unreadMessages(userId: number, allowEmptyTopicName: boolean): Promise<UnreadMessages> {
-    const rows = await this.em.query<
+    const grouped = this.em.query<
       Array<{
         stream_id: number | null;
         subject: string;
@@ -94,30 +94,42 @@ export class MessagingStateService implements OnModuleInit {
         wildcard: number[] | null;
       }>
     >(
-      // The subscribed channels are read once and hash-joined (an EXISTS per unread row, inside
-      // the OR that keeps direct messages, ran as a subplan per row).
+      // Planned to run in the order of the unread index: a backward index-only scan of the user's
+      // unread rows (flags included), each looked up in message_id_cover_idx for its
+      // conversation and kept if it is a direct message or in a subscribed channel (a hashed
+      // subplan: a join here would lose the order and sort 40,000 rows before the LIMIT). The
+      // grouping compares topics bytewise (COLLATE "C": the same groups as the database's
+      // deterministic collation, a third of the sort's cost), and the channel and the
+      // direct-message group are joined to the few hundred groups, not to every message.
       `WITH subs AS MATERIALIZED (${activeSubscribedChannels('$1')}),
        unread AS (
-         SELECT um.message_id, um.flags, m.recipient_id, m.subject, m.is_channel_message, subs.stream_id
+         SELECT um.message_id, um.flags, m.recipient_id, m.subject COLLATE "C" AS subject, m.is_channel_message
            FROM user_message um
            JOIN message m ON m.id = um.message_id
-           LEFT JOIN subs ON m.is_channel_message AND subs.recipient_id = m.recipient_id
           WHERE um.user_profile_id = $1 AND (um.flags & ${Flag.read}) = 0
-            AND (NOT m.is_channel_message OR subs.recipient_id IS NOT NULL)
+            AND (NOT m.is_channel_message OR m.recipient_id IN (SELECT recipient_id FROM subs))
           ORDER BY um.message_id DESC LIMIT ${MAX_UNREAD_MESSAGES}
+       ),
+       grouped AS (
+         SELECT u.recipient_id, u.subject, u.is_channel_message,
+                json_agg(u.message_id ORDER BY u.message_id) AS ids,
+                json_agg(u.message_id ORDER BY u.message_id) FILTER (WHERE (u.flags & ${Flag.mentioned}) <> 0) AS mentioned,
+                json_agg(u.message_id ORDER BY u.message_id)
+                  FILTER (WHERE (u.flags & ${Flag.mentioned}) = 0 AND (u.flags & ${WILDCARD_MENTION_FLAGS}) <> 0) AS wildcard
+           FROM unread u
+          GROUP BY u.recipient_id, u.subject, u.is_channel_message
        )
-       SELECT u.stream_id, u.subject, g.user_ids AS dm_user_ids,
-              json_agg(u.message_id ORDER BY u.message_id) AS ids,
-              json_agg(u.message_id ORDER BY u.message_id) FILTER (WHERE (u.flags & ${Flag.mentioned}) <> 0) AS mentioned,
-              json_agg(u.message_id ORDER BY u.message_id)
-                FILTER (WHERE (u.flags & ${Flag.mentioned}) = 0 AND (u.flags & ${WILDCARD_MENTION_FLAGS}) <> 0) AS wildcard
-         FROM unread u
-         LEFT JOIN direct_message_group g ON NOT u.is_channel_message AND g.recipient_id = u.recipient_id
-        GROUP BY u.stream_id, u.subject, u.recipient_id, g.user_ids`,
+       SELECT s.stream_id, gr.subject, g.user_ids AS dm_user_ids, gr.ids, gr.mentioned, gr.wildcard
+         FROM grouped gr
+         LEFT JOIN subs s ON gr.is_channel_message AND s.recipient_id = gr.recipient_id
+         LEFT JOIN direct_message_group g ON NOT gr.is_channel_message AND g.recipient_id = gr.recipient_id`,
       [userId],
     );
-    const muted = await this.channels.mutedChannelIds(userId);
-    const topics = await this.channels.topicPoliciesByLowerTopic(userId);
+    const [rows, muted, topics] = await Promise.all([
+      grouped,
+      this.channels.mutedChannelIds(userId),
+      this.channels.topicPoliciesByLowerTopic(userId),
+    ]);
     const policies = new Map(topics.map((t) => [`${t.streamId}\u0000${t.topic}`, t.visibilityPolicy]));
     let total = 0;
     const groups: UnreadGroup[] = rows.map((r) => {

@@ -22,6 +22,7 @@ import { RealmUploadQuota1795677605893 } from './1795677605893-RealmUploadQuota'
 import { UserMessagePrivateIndex1795700000000 } from './1795700000000-UserMessagePrivateIndex';
 import { UserProfileBotIndex1795700000001 } from './1795700000001-UserProfileBotIndex';
 import { MessageConversationCoverIndex1795700000002 } from './1795700000002-MessageConversationCoverIndex';
+import { UserMessageUnreadIndexFlags1795700000003 } from './1795700000003-UserMessageUnreadIndexFlags';
 
 /** Every migration, in order (listed explicitly; no glob discovery). */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   UserMessagePrivateIndex1795700000000,
   UserProfileBotIndex1795700000001,
   MessageConversationCoverIndex1795700000002,
+  UserMessageUnreadIndexFlags1795700000003,
 ];

@@ -1,6 +1,19 @@
 import { expectMatchesOpenApi } from '../../helpers/openapi';
 import { startTestApp, TestApp } from '../../helpers/test-app';
-import { call, channelId, CORDELIA, HAMLET, IAGO, OTHELLO, PROSPERO, sendChannel, sendDirect, userId } from './helpers';
+import {
+  call,
+  channelId,
+  CORDELIA,
+  HAMLET,
+  IAGO,
+  OTHELLO,
+  PROSPERO,
+  sendChannel,
+  sendDirect,
+  subscribe,
+  unsubscribe,
+  userId,
+} from './helpers';
 
 describe('POST /register message state', () => {
   let t: TestApp;
@@ -71,6 +84,31 @@ describe('POST /register message state', () => {
     expect(streams.map((s) => s.topic)).toContain('');
     // Only with both event types.
     expect(await register(HAMLET, ['message'])).not.toHaveProperty('unread_msgs');
+  });
+
+  it('leaves out unread messages of channels the user left, keeping their direct messages', async () => {
+    const cordelia = await userId(t, CORDELIA);
+    await call(t, 'post', '/users/me/subscriptions', IAGO, { subscriptions: [{ name: 'left later' }] });
+    await subscribe(t, IAGO, 'left later', [CORDELIA]);
+    const kept = await sendChannel(t, IAGO, 'Verona', 'kept', 'stays unread');
+    await sendChannel(t, IAGO, 'left later', 'gone', 'a');
+    await sendChannel(t, IAGO, 'left later', 'gone', 'b');
+    const dm = await sendDirect(t, IAGO, [cordelia], 'still here');
+    const streamsOf = (state: Record<string, unknown>) =>
+      (state.unread_msgs as { streams: Array<{ stream_id: number; topic: string }> }).streams;
+    const before = await register(CORDELIA, ['message', 'update_message_flags']);
+    expect(streamsOf(before).filter((s) => s.topic === 'gone')).toEqual([
+      expect.objectContaining({ stream_id: await channelId(t, 'left later') }),
+    ]);
+    await unsubscribe(t, CORDELIA, 'left later');
+    const after = await register(CORDELIA, ['message', 'update_message_flags']);
+    const unread = after.unread_msgs as { pms: Array<{ unread_message_ids: number[] }>; count: number };
+    expect(streamsOf(after).filter((s) => s.topic === 'gone')).toEqual([]);
+    expect(streamsOf(after)).toContainEqual(
+      expect.objectContaining({ stream_id: await channelId(t, 'Verona'), topic: 'kept', unread_message_ids: [kept] }),
+    );
+    expect(unread.pms.flatMap((p) => p.unread_message_ids)).toContain(dm);
+    expect(unread.count).toBe((before.unread_msgs as { count: number }).count - 2);
   });
 
   it('lists starred messages and recent direct-message conversations', async () => {
