@@ -66,6 +66,40 @@ afterAll(async () => {
       }
     });
 
+    it('wakes every poll parked here that one delivery of another instance pushed to, and records their end', async () => {
+      const prefix = freshPrefix();
+      const a = new RedisEventQueues(redisUrl, prefix);
+      const b = new RedisEventQueues(redisUrl, prefix);
+      const watcher = new Redis(redisUrl);
+      try {
+        // More queues than one push call takes (200), so the wake-ups come in several messages.
+        const users = Array.from({ length: 450 }, (_, i) => 1000 + i);
+        const queues = await Promise.all(users.map((u) => a.allocate(options(u))));
+        await watcher.zadd(`${prefix}:idle`, ...queues.flatMap((q) => [0, q.id]));
+        const polls = queues.map((q, i) => a.getEvents(users[i], q.id, -1, false, 60_000, () => undefined));
+        await new Promise((r) => setTimeout(r, 50));
+        const wakeMessages: string[] = [];
+        const sub = watcher.duplicate();
+        await sub.subscribe(`${prefix}:wake`);
+        sub.on('message', (_channel: string, message: string) => wakeMessages.push(message));
+        const before = Date.now();
+        await b.deliver(2, { type: 'message', via: 'b' }, users);
+        for (const poll of polls) await expect(poll).resolves.toEqual([{ type: 'message', via: 'b', id: 0 }]);
+        await new Promise((r) => setTimeout(r, 50));
+        await sub.quit();
+        // One message per push call, naming its queues; every queue once.
+        expect(wakeMessages).toHaveLength(3);
+        expect(wakeMessages.flatMap((m) => m.split(' ')).sort()).toEqual(queues.map((q) => q.id).sort());
+        // The end of each answered poll is recorded as the queue's last activity.
+        const scores = await watcher.zmscore(`${prefix}:idle`, ...queues.map((q) => q.id));
+        for (const score of scores) expect(Number(score)).toBeGreaterThanOrEqual(before);
+      } finally {
+        watcher.disconnect();
+        await a.close();
+        await b.close();
+      }
+    });
+
     it('collects the queue of a poll parked on an instance that died, once idle', async () => {
       const prefix = freshPrefix();
       const dead = new RedisEventQueues(redisUrl, prefix);

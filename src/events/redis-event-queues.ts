@@ -21,7 +21,8 @@ import { decodeQueueOptions, encodeQueueOptions, shareQueueOptions } from './que
  *                  poll is parked, the time its heartbeat is due (renewed by each GC pass of the
  *                  instance holding it), so the queues of an instance that died are collected
  *                  once that time is older than the idle timeout
- * - `<p>:wake`     pub/sub channel: a queue id, published when an event is added to it
+ * - `<p>:wake`     pub/sub channel: the ids of queues events were added to, space-separated (one
+ *                  message per push call: a delivery to 10,000 queues publishes 50, not 10,000)
  * - `<p>:gone`     pub/sub channel: a queue id, published when the queue is removed (every
  *                  instance drops its cached options and answers a poll parked on it)
  * Pushing and pruning are Lua scripts, so they are atomic whichever instance runs them.
@@ -47,11 +48,13 @@ return id
  * event stream of each queue. ARGV: max length, wake channel, k, the k distinct event JSONs, then
  * for each queue the (1-based) index of its JSON among them and its id. Returns each queue's event
  * id (-1: the queue is gone). The JSONs go once per call: most queues of a delivery get the same.
+ * The queues pushed to are published in one wake message (every instance parses every message).
  */
 const PUSH_MANY_SCRIPT = `
 local max = tonumber(ARGV[1])
 local k = tonumber(ARGV[3])
 local out = {}
+local pushed = {}
 for i = 1, #KEYS / 2 do
   local q = KEYS[2 * i - 1]
   local e = KEYS[2 * i]
@@ -67,10 +70,11 @@ for i = 1, #KEYS / 2 do
       local fid = tonumber(string.match(first[1][1], '^(%d+)'))
       redis.call('HSET', q, 'pruned', fid - 2)
     end
-    redis.call('PUBLISH', ARGV[2], ARGV[at + 2])
+    pushed[#pushed + 1] = ARGV[at + 2]
     out[i] = id
   end
 end
+if #pushed > 0 then redis.call('PUBLISH', ARGV[2], table.concat(pushed, ' ')) end
 return out
 `;
 
@@ -210,9 +214,10 @@ export class RedisEventQueues implements EventQueueBackend {
     this.redis.defineCommand('zqPush', { numberOfKeys: 2, lua: PUSH_SCRIPT });
     this.redis.defineCommand('zqPushMany', { lua: PUSH_MANY_SCRIPT });
     this.redis.defineCommand('zqAck', { numberOfKeys: 2, lua: ACK_SCRIPT });
-    this.subscriber.on('message', (channel: string, queueId: string) => {
-      if (channel === this.goneChannel) this.forget(queueId);
-      else this.wake(queueId);
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.goneChannel) this.forget(message);
+      else if (message.includes(' ')) for (const queueId of message.split(' ')) this.wake(queueId);
+      else this.wake(message);
     });
     this.ready = this.subscriber.subscribe(this.wakeChannel, this.goneChannel).then(() => undefined);
     this.redis.on('error', (err) => this.logger.error(`redis: ${err.message}`));
@@ -561,17 +566,18 @@ export class RedisEventQueues implements EventQueueBackend {
 
   /**
    * {@link finish} for a woken poll: the times of the polls answered in one turn are recorded
-   * together (one pipeline, written before the loop reads anything else, so before a next poll).
+   * together (one command, written before the loop reads anything else, so before a next poll).
    */
   private finishWoken(queueId: string, events: QueuedEvent[]): void {
     this.finish(queueId, events, false);
     if (this.toTouch.length === 0) {
       process.nextTick(() => {
-        const pipe = this.redis.pipeline();
+        // One ZADD of every (time, queue) pair: one command and one reply, not one per queue.
         const now = Date.now();
-        for (const id of this.toTouch) pipe.zadd(this.idle(), 'XX', now, id);
+        const args: Array<string | number> = [];
+        for (const id of this.toTouch) args.push(now, id);
         this.toTouch = [];
-        void pipe.exec().catch(() => undefined);
+        void this.redis.zadd(this.idle(), 'XX', ...args).catch(() => undefined);
       });
     }
     this.toTouch.push(queueId);
