@@ -78,6 +78,13 @@ if #pushed > 0 then redis.call('PUBLISH', ARGV[2], table.concat(pushed, ' ')) en
 return out
 `;
 
+/** KEYS: sets. Returns the members of each (a delivery's users' queue ids, one command for many users). */
+const MEMBERS_MANY_SCRIPT = `
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('SMEMBERS', KEYS[i]) end
+return out
+`;
+
 /** Most queues pushed to by one PUSH_MANY_SCRIPT call (Redis runs a script without a break). */
 const PUSH_MANY_QUEUES = 200;
 
@@ -213,6 +220,7 @@ export class RedisEventQueues implements EventQueueBackend {
     this.goneChannel = `${prefix}:gone`;
     this.redis.defineCommand('zqPush', { numberOfKeys: 2, lua: PUSH_SCRIPT });
     this.redis.defineCommand('zqPushMany', { lua: PUSH_MANY_SCRIPT });
+    this.redis.defineCommand('zqMembersMany', { lua: MEMBERS_MANY_SCRIPT });
     this.redis.defineCommand('zqAck', { numberOfKeys: 2, lua: ACK_SCRIPT });
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.goneChannel) this.forget(message);
@@ -364,6 +372,27 @@ export class RedisEventQueues implements EventQueueBackend {
     return out;
   }
 
+  /**
+   * The queue ids of each user, in the users' order: one script call per {@link READ_PIPELINE}
+   * users, the calls in one pipeline (a command per user cost more than the reads themselves).
+   */
+  private async queueIdsOfUsers(users: readonly number[]): Promise<string[][]> {
+    const pipe = this.redis.pipeline();
+    const cmd = (pipe as unknown as { zqMembersMany: (...a: unknown[]) => unknown }).zqMembersMany;
+    for (let i = 0; i < users.length; i += READ_PIPELINE) {
+      const keys = users.slice(i, i + READ_PIPELINE).map((u) => this.u(u));
+      cmd.call(pipe, keys.length, ...keys);
+    }
+    const replies = (await pipe.exec()) ?? [];
+    const out: string[][] = [];
+    for (let i = 0, c = 0; i < users.length; i += READ_PIPELINE, c++) {
+      // A failed read leaves its users without queues here, as a failed SMEMBERS did.
+      const sets = replies[c] && !replies[c][0] ? (replies[c][1] as string[][]) : [];
+      for (let j = i; j < Math.min(users.length, i + READ_PIPELINE); j++) out.push(sets[j - i] ?? []);
+    }
+    return out;
+  }
+
   private async infos(queueIds: string[]): Promise<QueueInfo[]> {
     const missing = queueIds.filter((id) => !this.infoCache.has(id));
     if (missing.length > 0) {
@@ -379,9 +408,9 @@ export class RedisEventQueues implements EventQueueBackend {
   async deliver(realmId: number, event: ZulipEvent, userIds: number[], customize?: QueueCustomizer): Promise<void> {
     const users = [...new Set(userIds)];
     if (users.length === 0) return;
-    const results = await this.pipelinedReads(users, (pipe, userId) => pipe.smembers(this.u(userId)));
+    const queueIdsOf = await this.queueIdsOfUsers(users);
     const missing = new Set<string>();
-    for (const r of results) for (const id of (r?.[1] as string[] | undefined) ?? []) missing.add(id);
+    for (const ids of queueIdsOf) for (const id of ids) missing.add(id);
     await this.infos([...missing]);
     // Pipelines of the pushes, in order on the one connection (each push atomic on its own): a
     // pipeline per slice of PUSH_SLICE_MS, the loop free in between (building 10,000 commands at
@@ -396,7 +425,7 @@ export class RedisEventQueues implements EventQueueBackend {
     let count = 0;
     let end = performance.now() + PUSH_SLICE_MS;
     for (let i = 0; i < users.length; i++) {
-      const queueIds = (results[i]?.[1] as string[] | undefined) ?? [];
+      const queueIds = queueIdsOf[i];
       for (const queueId of queueIds) {
         const info = this.infoCache.get(queueId);
         if (!info) continue;
