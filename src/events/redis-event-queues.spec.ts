@@ -87,8 +87,10 @@ afterAll(async () => {
         for (const poll of polls) await expect(poll).resolves.toEqual([{ type: 'message', via: 'b', id: 0 }]);
         await new Promise((r) => setTimeout(r, 50));
         await sub.quit();
-        // One message per push call, naming its queues; every queue once.
-        expect(wakeMessages).toHaveLength(3);
+        // One message per push call (at least 3 of 200 queues; more when the delivery's time
+        // slices cut calls short), naming its queues; every queue once.
+        expect(wakeMessages.length).toBeGreaterThanOrEqual(3);
+        expect(wakeMessages.length).toBeLessThan(users.length / 2);
         expect(wakeMessages.flatMap((m) => m.split(' ')).sort()).toEqual(queues.map((q) => q.id).sort());
         // The end of each answered poll is recorded as the queue's last activity.
         const scores = await watcher.zmscore(`${prefix}:idle`, ...queues.map((q) => q.id));
